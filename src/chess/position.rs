@@ -1,0 +1,286 @@
+//! A legal position, over cozy-chess's bitboard board. Nothing outside `chess` sees cozy types.
+
+use std::fmt;
+
+use cozy_chess::{Board, BoardBuilder, CastleRights, File, Piece};
+
+use super::fen::{FenError, Setup};
+use super::validate::{validate, ValidationReport};
+use super::{Bitboard, Color, Move, MoveKind, MoveList, Role, Square};
+
+/// Zobrist keys for the e.p. file, mixed in only when an e.p. capture is really available, so
+/// that positions which differ only by a useless e.p. right hash equal.
+const EP_KEYS: [u64; 8] = [
+    0x9d39247e33776d41,
+    0x2af7398005aaa5c7,
+    0x44db015024623547,
+    0x9c15f73e62a76ae2,
+    0x75834465489c0c89,
+    0x3290ac3a203001bf,
+    0x0fbbad1f61042279,
+    0xe83a908ff2fb60ca,
+];
+
+/// A position that passed validation: exactly the men, rights and side to move of a legal
+/// problem position. Cheap to copy; moves are made by copy (`play`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Position {
+    board: Board,
+}
+
+/// Why a FEN cannot become a `Position`.
+#[derive(Clone, Debug)]
+pub enum PositionError {
+    Fen(FenError),
+    Illegal(ValidationReport),
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PositionError::Fen(e) => e.fmt(f),
+            PositionError::Illegal(r) => {
+                write!(f, "illegal position: ")?;
+                let reasons: Vec<String> = r.problems.iter().map(|p| p.to_string()).collect();
+                f.write_str(&reasons.join("; "))
+            }
+        }
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+impl Position {
+    /// Parses and validates a FEN.
+    pub fn from_fen(fen: &str) -> Result<Position, PositionError> {
+        let setup = Setup::from_fen(fen).map_err(PositionError::Fen)?;
+        Position::from_setup(&setup).map_err(PositionError::Illegal)
+    }
+
+    /// Validates a setup; on success the position carries exactly the rights the report grants.
+    pub fn from_setup(setup: &Setup) -> Result<Position, ValidationReport> {
+        let report = validate(setup);
+        if !report.is_legal() {
+            return Err(report);
+        }
+        let mut b = BoardBuilder::empty();
+        for sq in Square::all() {
+            if let Some((color, role)) = setup.piece_at(sq) {
+                *b.square_mut(sq.to_cozy()) = Some((role.to_cozy(), color.to_cozy()));
+            }
+        }
+        b.side_to_move = setup.side_to_move.to_cozy();
+        for color in Color::ALL {
+            let rights: &mut CastleRights = b.castle_rights_mut(color.to_cozy());
+            rights.short = report.castling.get(color, false).then_some(File::H);
+            rights.long = report.castling.get(color, true).then_some(File::A);
+        }
+        b.en_passant = report.en_passant.map(|sq| sq.to_cozy());
+        match b.build() {
+            Ok(board) => Ok(Position { board }),
+            Err(e) => {
+                // Validation should have caught everything the board builder rejects.
+                let mut report = report;
+                report
+                    .problems
+                    .push(super::validate::Illegality::Inconsistent(format!("{e:?}")));
+                Err(report)
+            }
+        }
+    }
+
+    pub fn side_to_move(&self) -> Color {
+        Color::from_cozy(self.board.side_to_move())
+    }
+
+    pub fn piece_at(&self, sq: Square) -> Option<(Color, Role)> {
+        let c = sq.to_cozy();
+        let role = self.board.piece_on(c)?;
+        let color = self.board.color_on(c)?;
+        Some((Color::from_cozy(color), Role::from_cozy(role)))
+    }
+
+    pub fn king(&self, color: Color) -> Square {
+        Square::from_cozy(self.board.king(color.to_cozy()))
+    }
+
+    pub fn occupied(&self) -> Bitboard {
+        Bitboard::from_cozy(self.board.occupied())
+    }
+
+    pub fn pieces(&self, color: Color) -> Bitboard {
+        Bitboard::from_cozy(self.board.colors(color.to_cozy()))
+    }
+
+    pub fn pieces_of(&self, color: Color, role: Role) -> Bitboard {
+        Bitboard::from_cozy(self.board.colored_pieces(color.to_cozy(), role.to_cozy()))
+    }
+
+    /// Men giving check to the side to move.
+    pub fn checkers(&self) -> Bitboard {
+        Bitboard::from_cozy(self.board.checkers())
+    }
+
+    pub fn is_check(&self) -> bool {
+        !self.board.checkers().is_empty()
+    }
+
+    /// True when the side to move has at least one legal move (stops at the first).
+    pub fn has_legal_move(&self) -> bool {
+        self.board.generate_moves(|_| true)
+    }
+
+    pub fn is_checkmate(&self) -> bool {
+        self.is_check() && !self.has_legal_move()
+    }
+
+    pub fn is_stalemate(&self) -> bool {
+        !self.is_check() && !self.has_legal_move()
+    }
+
+    /// Castling rights still held: `(color, long)`.
+    pub fn can_castle(&self, color: Color, long: bool) -> bool {
+        let r = self.board.castle_rights(color.to_cozy());
+        if long {
+            r.long.is_some()
+        } else {
+            r.short.is_some()
+        }
+    }
+
+    /// The square an e.p. capture would land on, when such a capture is legal now.
+    pub fn ep_target(&self) -> Option<Square> {
+        let file = self.board.en_passant()?;
+        let stm = self.board.side_to_move();
+        let target = cozy_chess::Square::new(file, cozy_chess::Rank::Sixth.relative_to(stm));
+        let pawns = self.board.colored_pieces(stm, Piece::Pawn);
+        let mut found = false;
+        self.board.generate_moves_for(pawns, |pm| {
+            found = pm.to.has(target);
+            found
+        });
+        found.then(|| Square::from_cozy(target))
+    }
+
+    /// Position key: pieces, side to move, castling rights, and the e.p. file only when an e.p.
+    /// capture is actually possible.
+    pub fn key(&self) -> u64 {
+        let h = self.board.hash_without_ep();
+        match self.board.en_passant() {
+            Some(f) if self.ep_target().is_some() => h ^ EP_KEYS[f as usize],
+            _ => h,
+        }
+    }
+
+    fn classify(&self, raw: cozy_chess::Move, piece: Piece) -> Move {
+        let stm = self.board.side_to_move();
+        let role = Role::from_cozy(piece);
+        let to_color = self.board.color_on(raw.to);
+        if piece == Piece::King && to_color == Some(stm) {
+            let kind = if raw.to.file() > raw.from.file() {
+                MoveKind::CastleShort
+            } else {
+                MoveKind::CastleLong
+            };
+            return Move::new(raw, role, None, kind);
+        }
+        let capture = self.board.piece_on(raw.to).map(Role::from_cozy);
+        if piece == Piece::Pawn {
+            let df = raw.from.file() as i8 - raw.to.file() as i8;
+            let dr = (raw.from.rank() as i8 - raw.to.rank() as i8).abs();
+            if df != 0 && capture.is_none() {
+                return Move::new(raw, role, Some(Role::Pawn), MoveKind::EnPassant);
+            }
+            if dr == 2 {
+                return Move::new(raw, role, None, MoveKind::DoubleStep);
+            }
+        }
+        Move::new(raw, role, capture, MoveKind::Normal)
+    }
+
+    /// All legal moves, appended to `out` (cleared first).
+    pub fn legal_moves(&self, out: &mut MoveList) {
+        out.clear();
+        self.board.generate_moves(|pm| {
+            for raw in pm {
+                out.push(self.classify(raw, pm.piece));
+            }
+            false
+        });
+    }
+
+    /// Number of legal moves, without building them.
+    pub fn count_legal_moves(&self) -> usize {
+        let mut n = 0;
+        self.board.generate_moves(|pm| {
+            n += pm.len();
+            false
+        });
+        n
+    }
+
+    /// The position after a legal move of this position.
+    pub fn play(&self, mv: &Move) -> Position {
+        let mut board = self.board.clone();
+        board.play_unchecked(mv.raw);
+        Position { board }
+    }
+
+    /// The same position with the other side to move (a "pass"), as used for threats, set play
+    /// and series play. `None` when the side to move is in check (it may not pass then).
+    pub fn pass(&self) -> Option<Position> {
+        self.board.null_move().map(|board| Position { board })
+    }
+
+    /// Finds the legal move with this UCI text (castling as `e1g1`).
+    pub fn find_uci(&self, uci: &str) -> Option<Move> {
+        let mut list = MoveList::new();
+        self.legal_moves(&mut list);
+        list.iter().copied().find(|m| m.uci() == uci)
+    }
+
+    /// The setup (FEN contents) of this position.
+    pub fn to_setup(&self) -> Setup {
+        let mut board = [None; 64];
+        for sq in Square::all() {
+            board[sq.index()] = self.piece_at(sq);
+        }
+        let mut castling = super::fen::CastlingFlags::default();
+        for color in Color::ALL {
+            for long in [false, true] {
+                castling.set(color, long, self.can_castle(color, long));
+            }
+        }
+        Setup {
+            board,
+            side_to_move: self.side_to_move(),
+            castling,
+            en_passant: self.ep_target(),
+            halfmove_clock: 0,
+            fullmove_number: 1,
+        }
+    }
+
+    pub fn to_fen(&self) -> String {
+        self.to_setup().to_fen()
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", self.to_fen())
+    }
+}
+
+/// Counts leaf nodes of the legal move tree (the move generator's correctness oracle).
+pub fn perft(pos: &Position, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if depth == 1 {
+        return pos.count_legal_moves() as u64;
+    }
+    let mut list = MoveList::new();
+    pos.legal_moves(&mut list);
+    list.iter().map(|m| perft(&pos.play(m), depth - 1)).sum()
+}

@@ -1,0 +1,98 @@
+//! Solving: exhaustive search per stipulation family over a shared transposition table, producing
+//! the solution tree.
+
+mod control;
+pub mod tree;
+pub mod tt;
+
+use std::sync::Arc;
+
+use crate::chess::{Position, PositionError};
+use crate::problem::{SolveOptions, Stipulation, StipulationError};
+
+pub use control::{Progress, SearchControl};
+pub use tree::{
+    MoveText, NodeFlags, NodeRole, SearchStats, SolutionNode, SolutionTree, StopReason, Verdict,
+};
+pub use tt::TranspositionTable;
+
+/// A problem ready to solve: a legal position and a stipulation it can start.
+#[derive(Clone, Debug)]
+pub struct Problem {
+    pub position: Position,
+    pub stipulation: Stipulation,
+    /// What validation assumed (castling rights granted, e.p. available).
+    pub assumptions: Vec<String>,
+}
+
+/// Why a problem cannot be solved as asked.
+#[derive(Clone, Debug)]
+pub enum ProblemError {
+    Position(PositionError),
+    Stipulation(StipulationError),
+    /// A stipulation the solver knows but does not (yet) solve.
+    Unsupported(String),
+}
+
+impl std::fmt::Display for ProblemError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProblemError::Position(e) => e.fmt(f),
+            ProblemError::Stipulation(e) => e.fmt(f),
+            ProblemError::Unsupported(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::error::Error for ProblemError {}
+
+impl Problem {
+    /// Reads and checks a FEN and a stipulation.
+    pub fn parse(fen: &str, stipulation: &str) -> Result<Problem, ProblemError> {
+        let stipulation: Stipulation = stipulation.parse().map_err(ProblemError::Stipulation)?;
+        let setup = crate::chess::Setup::from_fen(fen)
+            .map_err(|e| ProblemError::Position(PositionError::Fen(e)))?;
+        let report = crate::chess::validate(&setup);
+        let position = Position::from_setup(&setup)
+            .map_err(|r| ProblemError::Position(PositionError::Illegal(r)))?;
+        stipulation
+            .check_side_to_move(position.side_to_move())
+            .map_err(ProblemError::Stipulation)?;
+        Ok(Problem {
+            position,
+            stipulation,
+            assumptions: report.assumptions,
+        })
+    }
+}
+
+/// The solver: owns the transposition table shared by every solve and every worker thread.
+pub struct Solver {
+    tt: Arc<TranspositionTable>,
+}
+
+impl Solver {
+    pub fn new(tt_entries: usize) -> Solver {
+        Solver {
+            tt: Arc::new(TranspositionTable::new(tt_entries)),
+        }
+    }
+
+    pub fn table(&self) -> &TranspositionTable {
+        &self.tt
+    }
+
+    /// Solves a problem exhaustively (or until `control` stops it).
+    pub fn solve(
+        &self,
+        problem: &Problem,
+        options: &SolveOptions,
+        control: &SearchControl,
+    ) -> Result<SolutionTree, ProblemError> {
+        let _ = (problem, options, control);
+        Err(ProblemError::Unsupported(format!(
+            "{} is not supported yet",
+            problem.stipulation
+        )))
+    }
+}
