@@ -104,3 +104,40 @@ pub struct SolutionTree {
     /// Statements of what was assumed about the position (castling, e.p.).
     pub assumptions: Vec<String>,
 }
+
+use crate::chess::{notation, Move, Position};
+
+impl MoveText {
+    /// The notations of `mv`, played in `pos`, with the check / mate sign on `long` and `san`.
+    pub fn new(pos: &Position, mv: &Move) -> MoveText {
+        let suffix = notation::check_suffix(pos, mv);
+        MoveText {
+            long: notation::long(pos, mv) + &suffix,
+            san: notation::san(pos, mv),
+            uci: mv.uci(),
+        }
+    }
+}
+
+impl SolutionNode {
+    /// A node for `mv` played in `pos`, with check / mate / stalemate flags filled in from the
+    /// position after the move. `replies` empty.
+    pub fn new(pos: &Position, mv: &Move, role: NodeRole, move_number: u32, black_dots: bool) -> SolutionNode {
+        let after = pos.play(mv);
+        let check = after.is_check();
+        let no_moves = !after.has_legal_move();
+        SolutionNode {
+            mv: MoveText::new(pos, mv),
+            role,
+            replies: Vec::new(),
+            flags: NodeFlags {
+                check,
+                mate: check && no_moves,
+                stalemate: !check && no_moves,
+                ..NodeFlags::default()
+            },
+            move_number,
+            black_dots,
+        }
+    }
+}
