@@ -7,4 +7,5 @@
 
 pub mod chess;
 pub mod problem;
+pub mod proto;
 pub mod solve;
