@@ -8,4 +8,5 @@
 pub mod chess;
 pub mod problem;
 pub mod proto;
+pub mod render;
 pub mod solve;
