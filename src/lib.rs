@@ -9,4 +9,5 @@ pub mod chess;
 pub mod problem;
 pub mod proto;
 pub mod render;
+pub mod service;
 pub mod solve;

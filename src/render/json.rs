@@ -82,8 +82,7 @@ mod tests {
     #[test]
     fn validate_json_lists_problems() {
         let setup = Setup::from_fen("8/8/8/8/8/8/8/K7 w - - 0 1").unwrap();
-        let v: serde_json::Value =
-            serde_json::from_str(&validate_json(&validate(&setup))).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&validate_json(&validate(&setup))).unwrap();
         assert!(v.get("legal").is_none(), "false is omitted");
         assert_eq!(v["problems"][0]["code"], "KING_COUNT");
     }
