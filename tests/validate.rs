@@ -1,0 +1,616 @@
+//! Composition-aware legality: every rule has illegal positions that must be reported with the
+//! specific reason, legal problem positions must be accepted, and malformed FENs name the field.
+
+use stipula::chess::{validate, Color, Illegality, Position, Setup, Square};
+
+fn sq(s: &str) -> Square {
+    Square::parse(s).expect("square")
+}
+
+fn report(fen: &str) -> stipula::chess::ValidationReport {
+    validate(&Setup::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}")))
+}
+
+/// `(fen, expected problem)`: the problem must be among the reported ones.
+fn illegal_cases() -> Vec<(&'static str, Illegality)> {
+    use Color::{Black, White};
+    use Illegality::*;
+    vec![
+        // Kings.
+        (
+            "8/8/8/8/8/8/8/4K3 w - - 0 1",
+            KingCount {
+                color: Black,
+                count: 0,
+            },
+        ),
+        (
+            "4k3/8/8/8/8/8/8/K3K3 b - - 0 1",
+            KingCount {
+                color: White,
+                count: 2,
+            },
+        ),
+        // Pawns on the first or last rank.
+        (
+            "4k2P/8/8/8/8/8/8/4K3 b - - 0 1",
+            PawnOnBackRank {
+                color: White,
+                square: sq("h8"),
+            },
+        ),
+        (
+            "4k3/8/8/8/8/8/8/p3K3 w - - 0 1",
+            PawnOnBackRank {
+                color: Black,
+                square: sq("a1"),
+            },
+        ),
+        (
+            "4k3/8/8/8/8/8/8/P3K3 w - - 0 1",
+            PawnOnBackRank {
+                color: White,
+                square: sq("a1"),
+            },
+        ),
+        // Material.
+        (
+            "4k3/8/8/8/PPPPPPPP/NNNNNNNN/8/4K3 b - - 0 1",
+            TooManyMen {
+                color: White,
+                count: 17,
+            },
+        ),
+        (
+            "4k3/8/8/P7/PPPPPPPP/8/8/4K3 w - - 0 1",
+            TooManyPawns {
+                color: White,
+                count: 9,
+            },
+        ),
+        (
+            "4k3/8/8/8/8/8/PPPPPPP1/QQQ1K3 w - - 0 1",
+            TooManyPromoted {
+                color: White,
+                excess: 2,
+                pawns: 7,
+            },
+        ),
+        // Two bishops on dark squares with all pawns on the board.
+        (
+            "4k3/pppppppp/8/8/8/8/8/b1b1K3 w - - 0 1",
+            TooManyPromoted {
+                color: Black,
+                excess: 1,
+                pawns: 8,
+            },
+        ),
+        (
+            "4k3/pppppppp/8/8/8/8/8/nnn1K3 w - - 0 1",
+            TooManyPromoted {
+                color: Black,
+                excess: 1,
+                pawns: 8,
+            },
+        ),
+        (
+            "rr2k3/pppppppp/8/8/8/8/r7/4K3 w - - 0 1",
+            TooManyPromoted {
+                color: Black,
+                excess: 1,
+                pawns: 8,
+            },
+        ),
+        // The side not to move in check.
+        (
+            "8/8/8/4k3/4K3/8/8/8 w - - 0 1",
+            KingsAdjacent {
+                white: sq("e4"),
+                black: sq("e5"),
+            },
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4RK2 w - - 0 1",
+            NotToMoveInCheck {
+                color: Black,
+                checkers: vec![sq("e1")],
+            },
+        ),
+        (
+            "4k3/8/8/8/8/8/3p4/4K3 b - - 0 1",
+            NotToMoveInCheck {
+                color: White,
+                checkers: vec![sq("d2")],
+            },
+        ),
+        // Impossible checks on the side to move.
+        (
+            "b3r2k/8/5n2/8/4K3/8/8/8 w - - 0 1",
+            TooManyCheckers {
+                color: White,
+                checkers: vec![sq("f6"), sq("a8"), sq("e8")],
+            },
+        ),
+        (
+            "4k3/8/3n1n2/8/4K3/8/8/8 w - - 0 1",
+            ImpossibleDoubleCheck {
+                color: White,
+                checkers: [sq("d6"), sq("f6")],
+            },
+        ),
+        (
+            "4k3/8/8/3p1p2/4K3/8/8/8 w - - 0 1",
+            ImpossibleDoubleCheck {
+                color: White,
+                checkers: [sq("d5"), sq("f5")],
+            },
+        ),
+        (
+            "4k3/8/5n2/3p4/4K3/8/8/8 w - - 0 1",
+            ImpossibleDoubleCheck {
+                color: White,
+                checkers: [sq("d5"), sq("f6")],
+            },
+        ),
+        // Two rooks on the same line through the king.
+        (
+            "4r2k/8/8/8/4K3/8/8/4r3 w - - 0 1",
+            ImpossibleDoubleCheck {
+                color: White,
+                checkers: [sq("e1"), sq("e8")],
+            },
+        ),
+        // Rook and bishop where neither can have uncovered the other.
+        (
+            "b3r2k/8/8/8/4K3/8/8/8 w - - 0 1",
+            ImpossibleDoubleCheck {
+                color: White,
+                checkers: [sq("a8"), sq("e8")],
+            },
+        ),
+        // Rook and knight: the knight could not have come from the rook's line.
+        (
+            "4r2k/8/8/8/4K3/8/5n2/8 w - - 0 1",
+            ImpossibleDoubleCheck {
+                color: White,
+                checkers: [sq("f2"), sq("e8")],
+            },
+        ),
+        // Castling flags.
+        (
+            "4k3/8/8/8/8/8/8/4K3 w K - 0 1",
+            CastlingFlag {
+                color: White,
+                long: false,
+                king_missing: false,
+                rook_missing: true,
+            },
+        ),
+        (
+            "4k3/8/8/8/8/8/8/R2K3R w Q - 0 1",
+            CastlingFlag {
+                color: White,
+                long: true,
+                king_missing: true,
+                rook_missing: false,
+            },
+        ),
+        (
+            "r6k/8/8/8/8/8/8/4K3 w q - 0 1",
+            CastlingFlag {
+                color: Black,
+                long: true,
+                king_missing: true,
+                rook_missing: false,
+            },
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w k - 0 1",
+            CastlingFlag {
+                color: Black,
+                long: false,
+                king_missing: false,
+                rook_missing: true,
+            },
+        ),
+        // En passant.
+        (
+            "4k3/8/8/8/3pP3/8/8/4K3 w - d3 0 1",
+            EpWrongRank {
+                square: sq("d3"),
+                side_to_move: White,
+            },
+        ),
+        (
+            "4k3/8/8/4P3/8/8/8/4K3 w - d6 0 1",
+            EpNoPawn {
+                square: sq("d6"),
+                pawn_square: sq("d5"),
+                pawn_color: Black,
+            },
+        ),
+        (
+            "4k3/8/8/8/4p3/8/8/4K3 b - d3 0 1",
+            EpNoPawn {
+                square: sq("d3"),
+                pawn_square: sq("d4"),
+                pawn_color: White,
+            },
+        ),
+        (
+            "4k3/8/3n4/3pP3/8/8/8/4K3 w - d6 0 1",
+            EpSquareOccupied { square: sq("d6") },
+        ),
+        (
+            "4k3/3n4/8/3pP3/8/8/8/4K3 w - d6 0 1",
+            EpOriginOccupied {
+                square: sq("d6"),
+                origin: sq("d7"),
+            },
+        ),
+        // Before d7-d5 the pawn on d7 attacked the white king on e6.
+        (
+            "4k3/8/4K3/3pP3/8/8/8/8 w - d6 0 1",
+            EpRetractionCheck {
+                square: sq("d6"),
+                from: sq("d7"),
+                to: sq("d5"),
+                checked: White,
+            },
+        ),
+        // The rook's check did not come from d7-d5.
+        (
+            "4k3/8/8/3pP3/8/8/8/r3K3 w - d6 0 1",
+            EpRetractionCheck {
+                square: sq("d6"),
+                from: sq("d7"),
+                to: sq("d5"),
+                checked: White,
+            },
+        ),
+        (
+            "R3k3/8/8/8/3Pp3/8/8/4K3 b - d3 0 1",
+            EpRetractionCheck {
+                square: sq("d3"),
+                from: sq("d2"),
+                to: sq("d4"),
+                checked: Black,
+            },
+        ),
+    ]
+}
+
+#[test]
+fn each_rule_reports_its_illegality() {
+    let mut failures = Vec::new();
+    for (fen, expected) in illegal_cases() {
+        let r = report(fen);
+        if !r.problems.contains(&expected) {
+            failures.push(format!(
+                "{fen}: expected {expected:?}, got {:?}",
+                r.problems
+            ));
+        }
+        // An illegal setup never becomes a Position.
+        assert!(Position::from_fen(fen).is_err(), "{fen} built a position");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_texts_name_the_problem_plainly() {
+    let cases = [
+        (
+            "4k3/8/8/8/8/8/8/4RK2 w - - 0 1",
+            "Black is in check but White is to move",
+        ),
+        (
+            "4k2P/8/8/8/8/8/8/4K3 b - - 0 1",
+            "white pawn on h8 (pawns cannot stand on the first or last rank)",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/4K3 w K - 0 1",
+            "castling flag 'K': the white rook is not on h1",
+        ),
+        (
+            "4k3/8/8/8/8/8/8/R2K3R w Q - 0 1",
+            "castling flag 'Q': the white king is not on e1",
+        ),
+        (
+            "8/8/8/4k3/4K3/8/8/8 w - - 0 1",
+            "the kings stand next to each other",
+        ),
+        ("8/8/8/8/8/8/8/4K3 w - - 0 1", "Black has no king"),
+        (
+            "4k3/8/3n1n2/8/4K3/8/8/8 w - - 0 1",
+            "White is in double check from d6 and f6, which no single Black move could have given",
+        ),
+        (
+            "4k3/8/8/4P3/8/8/8/4K3 w - d6 0 1",
+            "e.p. square d6: there is no black pawn on d5",
+        ),
+        (
+            "4k3/8/4K3/3pP3/8/8/8/8 w - d6 0 1",
+            "before d7-d5 White would have been in check with Black to move",
+        ),
+    ];
+    for (fen, text) in cases {
+        let r = report(fen);
+        let texts: Vec<String> = r.problems.iter().map(|p| p.to_string()).collect();
+        assert!(
+            texts.iter().any(|t| t.contains(text)),
+            "{fen}: no problem text contains {text:?}: {texts:?}"
+        );
+        // The position error lists the same reasons.
+        let err = Position::from_fen(fen).unwrap_err().to_string();
+        assert!(err.contains(text), "{fen}: {err}");
+    }
+}
+
+#[test]
+fn several_problems_are_all_reported() {
+    use Color::White;
+    // No white king, a pawn on h8, a castling flag without king or rook, an e.p. square on the
+    // wrong rank.
+    let r = report("4k2P/8/8/8/8/8/8/8 w K d3 0 1");
+    let expected = [
+        Illegality::KingCount {
+            color: White,
+            count: 0,
+        },
+        Illegality::PawnOnBackRank {
+            color: White,
+            square: sq("h8"),
+        },
+        Illegality::CastlingFlag {
+            color: White,
+            long: false,
+            king_missing: true,
+            rook_missing: true,
+        },
+        Illegality::EpWrongRank {
+            square: sq("d3"),
+            side_to_move: White,
+        },
+    ];
+    for e in &expected {
+        assert!(r.problems.contains(e), "missing {e:?} in {:?}", r.problems);
+    }
+    assert_eq!(r.problems.len(), expected.len(), "{:?}", r.problems);
+    assert!(!r.castling.any());
+    assert_eq!(r.en_passant, None);
+
+    // The side not to move in check, kings side by side and an e.p. square that is occupied
+    // and lacks its pawn.
+    let r = report("8/8/3n4/8/8/8/R3k3/4K3 w - d6 0 1");
+    assert!(r
+        .problems
+        .iter()
+        .any(|p| matches!(p, Illegality::KingsAdjacent { .. })));
+    assert!(r
+        .problems
+        .iter()
+        .any(|p| matches!(p, Illegality::NotToMoveInCheck { .. })));
+    assert!(r
+        .problems
+        .iter()
+        .any(|p| matches!(p, Illegality::EpNoPawn { .. })));
+    assert!(r
+        .problems
+        .iter()
+        .any(|p| matches!(p, Illegality::EpSquareOccupied { .. })));
+}
+
+const LEGAL: &[&str] = &[
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    // Lone kings, either side to move.
+    "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
+    "8/8/8/8/8/8/k7/7K b - - 0 1",
+    // Promoted pieces the missing pawns allow: three queens with six pawns, three rooks, two
+    // light-squared bishops, no pawns at all with a full set of pieces.
+    "4k3/8/8/8/8/8/PPPPPP2/QQQ1K3 w - - 0 1",
+    "4k3/8/8/8/8/8/PPPPPPP1/RRR1K3 w - - 0 1",
+    "4k3/8/8/8/8/8/1PPPPPPP/1B1BK3 w - - 0 1",
+    "rnbqkbnr/8/8/8/8/8/8/RNBQKBNR w KQkq - 0 1",
+    "6bk/6pp/8/8/8/8/QQQQQQQQ/QK6 b - - 0 1",
+    // Castling and e.p. together.
+    "r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1",
+    "r3k2r/8/8/8/3Pp3/8/8/R3K2R b KQkq d3 0 1",
+    // e.p. square without a pawn that could capture: still a legal last move.
+    "4k3/8/8/3p4/8/8/8/4K3 w - d6 0 1",
+    // d7-d5 uncovered the queen's check on e8.
+    "4K3/8/8/3pP3/q7/8/8/7k w - d6 0 1",
+    // The double-stepping pawn gives check.
+    "8/8/8/3p4/4K3/8/8/7k w - d6 0 1",
+    // Legal double checks: a knight uncovering a rook, a rook uncovering a bishop.
+    "4r2k/8/8/2n5/4K3/8/8/8 w - - 0 1",
+    "7k/8/8/8/3rK3/8/8/1b6 w - - 0 1",
+    // A capture-promotion to a knight uncovering the rook on a7 (only e7xf8=S explains it).
+    "5N2/R6k/8/8/8/8/8/K7 b - - 0 1",
+    // An e.p. capture uncovering two line pieces (only d5xe6 ep. explains it).
+    "7K/8/3kP3/8/8/8/7B/3R4 b - - 0 1",
+    // Castling with check from the rook.
+    "5k2/8/8/8/8/8/8/5RK1 b - - 0 1",
+    // A check by a pawn that just stepped.
+    "8/8/8/8/2k5/1P6/8/7K b - - 0 1",
+    // A single check that cannot have arisen (the pawn never moved): Popeye accepts it, and so
+    // do we; only double and triple checks are tested by retraction.
+    "8/8/8/8/8/2k5/1P6/7K b - - 0 1",
+];
+
+#[test]
+fn legal_composition_positions_are_accepted() {
+    for fen in LEGAL {
+        let r = report(fen);
+        assert!(r.is_legal(), "{fen}: {:?}", r.problems);
+        let pos = Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        assert_eq!(
+            pos.side_to_move(),
+            Setup::from_fen(fen).unwrap().side_to_move
+        );
+    }
+}
+
+#[test]
+fn granted_rights_and_assumptions() {
+    let fen = "r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1";
+    let r = report(fen);
+    assert!(r.is_legal());
+    for color in Color::ALL {
+        for long in [false, true] {
+            assert!(r.castling.get(color, long));
+        }
+    }
+    assert_eq!(r.en_passant, Some(sq("d6")));
+    for text in [
+        "White may castle king-side (0-0)",
+        "White may castle queen-side (0-0-0)",
+        "Black may castle king-side (0-0)",
+        "Black may castle queen-side (0-0-0)",
+        "e.p. capture on d6 is available (last move d7-d5)",
+    ] {
+        assert!(
+            r.assumptions.iter().any(|a| a == text),
+            "missing {text:?} in {:?}",
+            r.assumptions
+        );
+    }
+    let pos = Position::from_fen(fen).unwrap();
+    assert_eq!(pos.ep_target(), Some(sq("d6")));
+    assert!(pos.find_uci("e5d6").is_some());
+    assert!(pos.find_uci("e1g1").is_some());
+    assert!(pos.find_uci("e1c1").is_some());
+
+    let r = report("4k3/8/8/8/8/8/8/4K3 w - - 0 1");
+    assert!(r.assumptions.iter().any(|a| a == "no castling rights"));
+    assert!(!r.castling.any());
+    assert_eq!(r.en_passant, None);
+
+    // Accepted but unusable e.p. right.
+    let r = report("4k3/8/8/3p4/8/8/8/4K3 w - d6 0 1");
+    assert_eq!(r.en_passant, Some(sq("d6")));
+    assert!(
+        r.assumptions
+            .iter()
+            .any(|a| a.contains("no e.p. capture on d6 is possible")),
+        "{:?}",
+        r.assumptions
+    );
+
+    // A pinned capturer cannot take e.p.
+    let r = report("8/8/8/K2pP2r/8/8/8/7k w - d6 0 1");
+    assert!(r.is_legal(), "{:?}", r.problems);
+    assert!(r
+        .assumptions
+        .iter()
+        .any(|a| a.contains("no e.p. capture on d6 is possible")));
+    assert_eq!(
+        Position::from_fen("8/8/8/K2pP2r/8/8/8/7k w - d6 0 1")
+            .unwrap()
+            .ep_target(),
+        None
+    );
+}
+
+#[test]
+fn malformed_fens_name_the_field() {
+    let cases = [
+        ("", "board"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1", "board"),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1",
+            "board",
+        ),
+        (
+            "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "board",
+        ),
+        (
+            "rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "board",
+        ),
+        (
+            "rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "board",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+            "side to move",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KX - 0 1",
+            "castling",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KK - 0 1",
+            "castling",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1",
+            "en passant",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1",
+            "halfmove clock",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 y",
+            "fullmove number",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq",
+            "record",
+        ),
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0",
+            "record",
+        ),
+    ];
+    for (fen, field) in cases {
+        let e = Setup::from_fen(fen).expect_err(fen);
+        assert_eq!(e.field, field, "{fen}: {e}");
+        assert!(e.to_string().contains(field), "{fen}: {e}");
+        let pe = Position::from_fen(fen).expect_err(fen);
+        assert!(pe.to_string().contains(field), "{fen}: {pe}");
+    }
+}
+
+/// Corpus facts: problems Popeye solved are legal; the ones it refused are not.
+#[test]
+fn corpus_positions() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/popeye-examples.jsonl"
+    );
+    let Ok(text) = std::fs::read_to_string(path) else {
+        eprintln!("SKIPPED: ../shared/corpus/popeye-examples.jsonl not found");
+        return;
+    };
+    let (mut legal, mut illegal) = (0, 0);
+    let mut failures = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line).expect("corpus line is JSON");
+        let id = v["id"].as_str().unwrap_or("?");
+        let fen = v["fen"].as_str().expect("fen");
+        let expect_illegal = v["illegal"].as_bool().unwrap_or(false);
+        let r = report(fen);
+        if expect_illegal {
+            illegal += 1;
+            if r.is_legal() {
+                failures.push(format!(
+                    "{id} {fen}: accepted, but the side not to move is in check"
+                ));
+            }
+        } else {
+            legal += 1;
+            if !r.is_legal() {
+                failures.push(format!("{id} {fen}: rejected: {:?}", r.problems));
+            } else if let Err(e) = Position::from_fen(fen) {
+                failures.push(format!("{id} {fen}: validated but not built: {e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(legal > 0 && illegal > 0, "{legal} legal, {illegal} illegal");
+    eprintln!("corpus: {legal} legal and {illegal} illegal positions checked");
+}
