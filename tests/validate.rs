@@ -614,3 +614,73 @@ fn corpus_positions() {
     assert!(legal > 0 && illegal > 0, "{legal} legal, {illegal} illegal");
     eprintln!("corpus: {legal} legal and {illegal} illegal positions checked");
 }
+
+/// Soundness: every position reached by legal play from real positions validates as legal, with
+/// the e.p. field set after every double step (usable or not), and builds again.
+#[test]
+fn positions_reached_in_play_are_legal() {
+    use stipula::chess::{MoveKind, MoveList};
+    fn walk(pos: &Position, depth: u32, seen: &mut u64, failures: &mut Vec<String>) {
+        if depth == 0 {
+            return;
+        }
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        for mv in list.iter() {
+            let after = pos.play(mv);
+            let mut setup = after.to_setup();
+            if mv.kind() == MoveKind::DoubleStep {
+                let passed = Square::new(mv.from().file(), (mv.from().rank() + mv.to().rank()) / 2);
+                setup.en_passant = Some(passed);
+            }
+            *seen += 1;
+            let r = validate(&setup);
+            if !r.is_legal() {
+                failures.push(format!(
+                    "{} after {}: {:?}",
+                    setup.to_fen(),
+                    mv.uci(),
+                    r.problems
+                ));
+            } else if setup.en_passant.is_some() && r.en_passant != setup.en_passant {
+                failures.push(format!("{}: e.p. field dropped", setup.to_fen()));
+            } else if Position::from_setup(&setup).is_err() {
+                failures.push(format!("{}: validated but not built", setup.to_fen()));
+            }
+            if failures.len() > 20 {
+                return;
+            }
+            walk(&after, depth - 1, seen, failures);
+        }
+    }
+    let starts = [
+        (
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            3,
+        ),
+        (
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            2,
+        ),
+        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 4),
+        (
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            3,
+        ),
+        (
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            2,
+        ),
+        ("8/8/1k6/2b5/2pP4/8/5K2/8 b - d3 0 1", 4),
+        ("8/8/1P2K3/8/2n5/1q6/8/5k2 b - - 0 1", 3),
+        ("2K2r2/4P3/8/8/8/8/8/3k4 w - - 0 1", 4),
+    ];
+    let mut seen = 0;
+    let mut failures = Vec::new();
+    for (fen, depth) in starts {
+        let pos = Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        walk(&pos, depth, &mut seen, &mut failures);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(seen > 10_000, "{seen}");
+}
