@@ -36,6 +36,14 @@ struct TestServer {
 
 impl TestServer {
     async fn start(max_concurrent_solves: usize) -> TestServer {
+        // Request logs show with the output of a failing test (RUST_LOG overrides the filter).
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(
+                tracing_subscriber::EnvFilter::try_from_default_env()
+                    .unwrap_or_else(|_| "stipula::service=info".into()),
+            )
+            .with_test_writer()
+            .try_init();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let service = SolverService::new(1 << 16, max_concurrent_solves);

@@ -262,7 +262,7 @@ impl Running {
             }
             Err(s) => {
                 span.record("outcome", field::debug(s.code()));
-                tracing::info!(message = s.message(), "solve failed");
+                tracing::info!(reason = s.message(), "solve failed");
             }
         }
         result
@@ -283,7 +283,7 @@ fn solve_span(rpc: &'static str, request_id: &str, req: &pb::SolveRequest) -> Sp
     tracing::info_span!(
         "request",
         rpc,
-        request_id,
+        %request_id,
         stipulation = %req.stipulation,
         fen = %req.fen,
         nodes = field::Empty,
@@ -296,7 +296,7 @@ fn solve_span(rpc: &'static str, request_id: &str, req: &pb::SolveRequest) -> Sp
 fn refused(status: Status) -> Status {
     let span = Span::current();
     span.record("outcome", field::debug(status.code()));
-    tracing::info!(message = status.message(), "solve refused");
+    tracing::info!(reason = status.message(), "solve refused");
     status
 }
 
@@ -341,7 +341,7 @@ impl ProblemSolver for SolverService {
     ) -> Result<Response<pb::ValidateResponse>, Status> {
         let request_id = self.request_id(request.metadata());
         let req = request.into_inner();
-        let span = tracing::info_span!("request", rpc = "Validate", request_id, fen = %req.fen);
+        let span = tracing::info_span!("request", rpc = "Validate", %request_id, fen = %req.fen);
         let _enter = span.enter();
         let setup = Setup::from_fen(&req.fen).map_err(|e| {
             tracing::info!(error = %e, "validate refused");
