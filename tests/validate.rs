@@ -684,3 +684,118 @@ fn positions_reached_in_play_are_legal() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(seen > 10_000, "{seen}");
 }
+
+/// Whatever validates must build: random setups (with plausible e.p. fields and castling flags)
+/// accepted by `validate` are accepted by the board builder too.
+#[test]
+fn validated_random_setups_build() {
+    use stipula::chess::{CastlingFlags, Role};
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut rand = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let roles = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+    ];
+    let (mut legal, mut with_ep, mut with_castling) = (0, 0, 0);
+    for _ in 0..200_000 {
+        let mut board = [None; 64];
+        for color in Color::ALL {
+            let back = if color == Color::White { 0 } else { 7 };
+            // Often king and rooks at home, so that castling flags can be granted.
+            if rand(3) == 0 {
+                board[Square::new(4, back).index()] = Some((color, Role::King));
+                for f in [0, 7] {
+                    if rand(2) == 0 {
+                        board[Square::new(f, back).index()] = Some((color, Role::Rook));
+                    }
+                }
+                continue;
+            }
+            loop {
+                let s = rand(64) as usize;
+                if board[s].is_none() {
+                    board[s] = Some((color, Role::King));
+                    break;
+                }
+            }
+        }
+        for _ in 0..rand(10) {
+            let s = rand(64) as usize;
+            if board[s].is_none() {
+                let color = if rand(2) == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                board[s] = Some((color, roles[rand(5) as usize]));
+            }
+        }
+        let side_to_move = if rand(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut castling = CastlingFlags::default();
+        for color in Color::ALL {
+            for long in [false, true] {
+                castling.set(color, long, rand(3) == 0);
+            }
+        }
+        // An e.p. square on the right rank half the time, with the pawn in front of it.
+        let en_passant = if rand(2) == 0 {
+            let rank = if side_to_move == Color::White { 5 } else { 2 };
+            let ep = Square::new(rand(8) as u8, rank);
+            let pawn_rank = if side_to_move == Color::White { 4 } else { 3 };
+            let pawn = Square::new(ep.file(), pawn_rank);
+            if board[pawn.index()].map(|(_, r)| r) != Some(Role::King) {
+                board[pawn.index()] = Some((!side_to_move, Role::Pawn));
+            }
+            if rand(2) == 0 {
+                let f = ep.file() as i8 + if rand(2) == 0 { 1 } else { -1 };
+                if (0..8).contains(&f) {
+                    let s = Square::new(f as u8, pawn_rank);
+                    if board[s.index()].map(|(_, r)| r) != Some(Role::King) {
+                        board[s.index()] = Some((side_to_move, Role::Pawn));
+                    }
+                }
+            }
+            Some(ep)
+        } else {
+            None
+        };
+        let setup = Setup {
+            board,
+            side_to_move,
+            castling,
+            en_passant,
+            halfmove_clock: 0,
+            fullmove_number: 1,
+        };
+        let r = validate(&setup);
+        if r.is_legal() {
+            legal += 1;
+            with_ep += r.en_passant.is_some() as u32;
+            with_castling += r.castling.any() as u32;
+            if let Err(e) = Position::from_setup(&setup) {
+                panic!(
+                    "{} validated but not built: {:?}",
+                    setup.to_fen(),
+                    e.problems
+                );
+            }
+        }
+    }
+    eprintln!("random setups: {legal} legal, {with_ep} with e.p., {with_castling} with castling");
+    assert!(
+        legal > 10_000 && with_ep > 1_000 && with_castling > 1_000,
+        "{legal} legal, {with_ep} with e.p., {with_castling} with castling"
+    );
+}
