@@ -1,0 +1,492 @@
+//! Battle play — direct (`#n`, `=n`), self (`s#n`, `s=n`) and reflex (`r#n`) — by exhaustive
+//! AND/OR proof over the shared transposition table, and the solution tree built from the proofs.
+//!
+//! One proof engine serves all three families: they differ only in the tests at the ends of
+//! play (who must reach the aim, and whether a side that *can* reach it must).
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use crate::chess::{Move, MoveList, Position};
+use crate::problem::{Aim, Family, SolveOptions};
+
+use super::tree::{NodeRole, SolutionNode};
+use super::{SearchControl, TranspositionTable};
+
+/// Which battle family: where the aim is tested.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Battle {
+    /// The attacker's own move reaches the aim.
+    Direct,
+    /// The defender must be forced to reach the aim against the attacker.
+    SelfPlay,
+    /// As self play, and a side able to reach the aim in one move must do so.
+    Reflex,
+}
+
+impl Battle {
+    pub(crate) fn of(family: Family) -> Option<Battle> {
+        match family {
+            Family::Direct => Some(Battle::Direct),
+            Family::SelfPlay => Some(Battle::SelfPlay),
+            Family::Reflex => Some(Battle::Reflex),
+            _ => None,
+        }
+    }
+}
+
+/// Does the side that just moved into `after` reach the aim with that move?
+/// (`after` has the victim to move.)
+#[inline]
+pub(crate) fn aim_reached(aim: Aim, after: &Position) -> bool {
+    match aim {
+        Aim::Mate => after.is_check() && !after.has_legal_move(),
+        Aim::Stalemate => !after.is_check() && !after.has_legal_move(),
+    }
+}
+
+/// Can the side to move reach the aim with one move? Only checks can mate, so for `#` the
+/// non-checking moves are dismissed after one cheap look at the position.
+pub(crate) fn reaches_aim_in_one(aim: Aim, pos: &Position, moves: &[Move]) -> bool {
+    moves.iter().any(|m| aim_reached(aim, &pos.play(m)))
+}
+
+/// The proof engine for one solve: attacker = side to move in the diagram.
+pub(crate) struct Prover<'a> {
+    pub tt: &'a TranspositionTable,
+    pub control: &'a SearchControl,
+    pub battle: Battle,
+    pub aim: Aim,
+    salt: u64,
+    /// Defences that refuted before, by from/to: tried first, so refutations come early.
+    history: Box<[AtomicU32]>,
+}
+
+impl<'a> Prover<'a> {
+    pub(crate) fn new(tt: &'a TranspositionTable, control: &'a SearchControl, battle: Battle, aim: Aim) -> Self {
+        // Distinct salts keep the proofs of different stipulation kinds apart in the shared table.
+        let salt = match (battle, aim) {
+            (Battle::Direct, Aim::Mate) => 0x5d1b_3a4f_9c27_e801,
+            (Battle::Direct, Aim::Stalemate) => 0x7a2e_c913_44b6_0f52,
+            (Battle::SelfPlay, Aim::Mate) => 0x1c8f_e06d_b3a5_2794,
+            (Battle::SelfPlay, Aim::Stalemate) => 0xe4b7_1f30_8d6c_a5b3,
+            (Battle::Reflex, Aim::Mate) => 0x93d0_5a7b_c2e1_466f,
+            (Battle::Reflex, Aim::Stalemate) => 0x2f65_b8c4_0e9a_d31c,
+        };
+        let history = (0..64 * 64).map(|_| AtomicU32::new(0)).collect();
+        Prover { tt, control, battle, aim, salt, history }
+    }
+
+    fn stopped(&self) -> bool {
+        self.control.is_stopped()
+    }
+
+    /// Attacker to move: can he force the aim within `n` of his moves?
+    pub(crate) fn attack(&self, pos: &Position, n: u32) -> bool {
+        if n == 0 || self.control.count_nodes(1) {
+            return false;
+        }
+        let key = pos.key() ^ self.salt;
+        if let Some(e) = self.tt.probe(key) {
+            if e.wins_within != 0 && e.wins_within as u32 <= n {
+                self.control.count_tt_hit();
+                return true;
+            }
+            if e.fails_within as u32 >= n {
+                self.control.count_tt_hit();
+                return false;
+            }
+        }
+        // Shortest first: a quick win is found without the full-width deeper search, and the
+        // shallower disproofs land in the table for the deeper one.
+        if n > 1 && self.attack(pos, n - 1) {
+            return true;
+        }
+        let result = self.attack_exact(pos, n);
+        if !self.stopped() {
+            if result {
+                self.tt.store_win(key, n);
+            } else {
+                self.tt.store_fail(key, n);
+            }
+        }
+        result
+    }
+
+    fn attack_exact(&self, pos: &Position, n: u32) -> bool {
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        if self.battle == Battle::Reflex && reaches_aim_in_one(self.aim, pos, &moves) {
+            // He must reach the aim himself, which defeats the reflex stipulation.
+            return false;
+        }
+        if n == 1 && self.battle == Battle::Direct {
+            return self.direct_in_one(pos, &moves);
+        }
+        order_attacks(pos, &mut moves);
+        for m in moves.iter() {
+            if self.defend(&pos.play(m), n) {
+                return true;
+            }
+            if self.stopped() {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Direct play, last move: only a check can mate, so quiet moves cost one check test.
+    fn direct_in_one(&self, pos: &Position, moves: &[Move]) -> bool {
+        for m in moves {
+            let after = pos.play(m);
+            let check = after.is_check();
+            let hit = match self.aim {
+                Aim::Mate => check && !after.has_legal_move(),
+                Aim::Stalemate => !check && !after.has_legal_move(),
+            };
+            if hit {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Defender to move, after the attacker's move that used the `n`-th of his moves: does the
+    /// attacker still get there (within `n - 1` further moves) against every defence?
+    pub(crate) fn defend(&self, pos: &Position, n: u32) -> bool {
+        if self.control.count_nodes(1) {
+            return false;
+        }
+        match self.battle {
+            Battle::Direct => {
+                if !pos.has_legal_move() {
+                    // Mate or stalemate: the aim is reached, or play ended without it.
+                    return match self.aim {
+                        Aim::Mate => pos.is_check(),
+                        Aim::Stalemate => !pos.is_check(),
+                    };
+                }
+                if n <= 1 {
+                    return false;
+                }
+                let mut moves = MoveList::new();
+                pos.legal_moves(&mut moves);
+                self.every_defence_loses(pos, &mut moves, n)
+            }
+            Battle::SelfPlay => {
+                let mut moves = MoveList::new();
+                pos.legal_moves(&mut moves);
+                if moves.is_empty() {
+                    return false;
+                }
+                self.order_defences(&mut moves);
+                for d in moves.iter() {
+                    let after = pos.play(d);
+                    if aim_reached(self.aim, &after) {
+                        // The defender would concede the aim with this move: not a defence.
+                        continue;
+                    }
+                    if n <= 1 || !self.attack(&after, n - 1) {
+                        self.note_refutation(d);
+                        return false;
+                    }
+                }
+                true
+            }
+            Battle::Reflex => {
+                let mut moves = MoveList::new();
+                pos.legal_moves(&mut moves);
+                if moves.is_empty() {
+                    return false;
+                }
+                if reaches_aim_in_one(self.aim, pos, &moves) {
+                    return true;
+                }
+                if n <= 1 {
+                    return false;
+                }
+                self.every_defence_loses(pos, &mut moves, n)
+            }
+        }
+    }
+
+    fn every_defence_loses(&self, pos: &Position, moves: &mut MoveList, n: u32) -> bool {
+        self.order_defences(moves);
+        for d in moves.iter() {
+            if !self.attack(&pos.play(d), n - 1) {
+                self.note_refutation(d);
+                return false;
+            }
+        }
+        true
+    }
+
+    fn note_refutation(&self, d: &Move) {
+        if !self.stopped() {
+            self.history[d.from().index() * 64 + d.to().index()].fetch_add(1, Relaxed);
+        }
+    }
+
+    fn order_defences(&self, moves: &mut MoveList) {
+        moves.sort_by_cached_key(|d| {
+            let h = self.history[d.from().index() * 64 + d.to().index()].load(Relaxed);
+            (std::cmp::Reverse(h), !d.is_capture())
+        });
+    }
+
+    /// Is `d`, a defence in `pos` (defender to move, attacker's move counted in `n`), a refutation?
+    pub(crate) fn refutes(&self, pos: &Position, d: &Move, n: u32) -> bool {
+        let after = pos.play(d);
+        match self.battle {
+            Battle::Direct | Battle::Reflex => n <= 1 || !self.attack(&after, n - 1),
+            Battle::SelfPlay => !aim_reached(self.aim, &after) && (n <= 1 || !self.attack(&after, n - 1)),
+        }
+    }
+
+    /// Shortest number of attacker moves (≤ `max`) that wins from `pos` (attacker to move).
+    pub(crate) fn shortest_attack(&self, pos: &Position, max: u32) -> Option<u32> {
+        (1..=max).find(|&k| self.attack(pos, k))
+    }
+}
+
+/// Attacker's moves: checks and captures first — they end play soonest.
+fn order_attacks(pos: &Position, moves: &mut MoveList) {
+    let their_king = pos.king(!pos.side_to_move());
+    moves.sort_by_cached_key(|m| {
+        let to = m.to();
+        let near = (to.file() as i8 - their_king.file() as i8).abs().max((to.rank() as i8 - their_king.rank() as i8).abs());
+        (!m.is_capture(), near)
+    });
+}
+
+/// Builds the solution tree of a proved battle problem.
+pub(crate) struct TreeBuilder<'p, 'a> {
+    pub prover: &'p Prover<'a>,
+    pub options: &'p SolveOptions,
+}
+
+impl TreeBuilder<'_, '_> {
+    fn wants_play(&self) -> bool {
+        self.options.threats || self.options.variations
+    }
+
+    /// The node for the attacker's move `m` in `pos` that wins in `k` moves, with its threat and
+    /// variations when asked for. `number` is the move's number in the solution.
+    pub(crate) fn attacker_node(&self, pos: &Position, m: &Move, k: u32, role: NodeRole, number: u32) -> SolutionNode {
+        let mut node = SolutionNode::new(pos, m, role, number, false);
+        if self.wants_play() && !self.prover.control.is_stopped() {
+            let after = pos.play(m);
+            self.add_play(&after, k, number, &mut node, &[]);
+        }
+        node
+    }
+
+    /// Threat and variations after an attacker's move (position `after`, defender to move; the
+    /// move counted as the `k`-th from here, so `k - 1` remain). `refutations` are left out of the
+    /// variations (they are shown as refutations of a try).
+    pub(crate) fn add_play(&self, after: &Position, k: u32, number: u32, node: &mut SolutionNode, refutations: &[Move]) {
+        if node.flags.mate || node.flags.stalemate || !after.has_legal_move() {
+            return;
+        }
+        let threat = self.add_threat(after, k, number, node);
+        if self.options.variations {
+            self.add_variations(after, k, number, &mut node.replies, refutations, threat.as_ref());
+        }
+    }
+
+    /// The threat after an attacker's move: what he would do if the defender could pass. Sets the
+    /// zugzwang flag when nothing is threatened; returns the threat moves and their length.
+    fn add_threat(&self, after: &Position, k: u32, number: u32, node: &mut SolutionNode) -> Option<(Vec<Move>, u32)> {
+        let p = self.prover;
+        if after.is_check() || k <= 1 {
+            return None;
+        }
+        let passed = after.pass()?;
+        let Some(t) = p.shortest_attack(&passed, k - 1) else {
+            node.flags.zugzwang = true;
+            return None;
+        };
+        let moves = winning_moves(p, &passed, t);
+        let dual = moves.len() > 1;
+        for tm in &moves {
+            let mut tn = self.attacker_node(&passed, tm, t, NodeRole::Threat, number + 1);
+            tn.flags.dual = dual;
+            tn.flags.short = t < k - 1;
+            node.replies.push(tn);
+        }
+        Some((moves, t))
+    }
+
+    /// Every defence in `after` (attacker's move counted as the `k`-th) with the attacker's
+    /// shortest answers, as Defence nodes appended to `out`. Defences the threat still beats are
+    /// left out (Popeye's convention), as are `refutations` and defences with no answer.
+    pub(crate) fn add_variations(
+        &self,
+        after: &Position,
+        k: u32,
+        number: u32,
+        out: &mut Vec<SolutionNode>,
+        refutations: &[Move],
+        threat: Option<&(Vec<Move>, u32)>,
+    ) {
+        let p = self.prover;
+        let mut defences = MoveList::new();
+        after.legal_moves(&mut defences);
+        let forced_aim = p.battle == Battle::Reflex && reaches_aim_in_one(p.aim, after, &defences);
+        for d in defences.iter() {
+            if p.control.is_stopped() {
+                return;
+            }
+            if refutations.contains(d) {
+                continue;
+            }
+            let after_d = after.play(d);
+            let concedes = p.battle != Battle::Direct && aim_reached(p.aim, &after_d);
+            if forced_aim && !concedes {
+                continue;
+            }
+            let mut dn = SolutionNode::new(after, d, NodeRole::Defence, number, true);
+            if concedes {
+                out.push(dn);
+                continue;
+            }
+            if k <= 1 {
+                continue;
+            }
+            let Some(j) = p.shortest_attack(&after_d, k - 1) else {
+                continue;
+            };
+            if let Some((threat_moves, t)) = threat {
+                if j >= *t && threat_moves.iter().any(|tm| threat_still_works(p, &after_d, tm, *t)) {
+                    continue;
+                }
+            }
+            let conts = winning_moves(p, &after_d, j);
+            let dual = conts.len() > 1;
+            for c in &conts {
+                let mut cn = self.attacker_node(&after_d, c, j, NodeRole::Continuation, number + 1);
+                cn.flags.dual = dual;
+                cn.flags.short = j < k - 1;
+                dn.replies.push(cn);
+            }
+            out.push(dn);
+        }
+    }
+}
+
+/// Does the threat move `tm` (from the passed position) still win in `t` after the defence?
+fn threat_still_works(p: &Prover, after_d: &Position, tm: &Move, t: u32) -> bool {
+    let mut moves = MoveList::new();
+    after_d.legal_moves(&mut moves);
+    moves
+        .iter()
+        .filter(|m| m.from() == tm.from() && m.to() == tm.to() && m.promotion() == tm.promotion())
+        .any(|m| p.defend(&after_d.play(m), t))
+}
+
+/// All attacker moves in `pos` that win in exactly `k` (the shortest) moves, in generation order.
+pub(crate) fn winning_moves(p: &Prover, pos: &Position, k: u32) -> Vec<Move> {
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    if p.battle == Battle::Reflex && reaches_aim_in_one(p.aim, pos, &moves) {
+        return Vec::new();
+    }
+    moves.iter().copied().filter(|m| p.defend(&pos.play(m), k)).collect()
+}
+
+/// Solves a battle problem: keys (shortest first), tries and set play as asked.
+pub(crate) fn solve(
+    tt: &TranspositionTable,
+    problem: &super::Problem,
+    options: &SolveOptions,
+    control: &SearchControl,
+) -> super::SolutionTree {
+    let stip = problem.stipulation;
+    let battle = Battle::of(stip.family).expect("battle family");
+    let prover = Prover::new(tt, control, battle, stip.aim);
+    let builder = TreeBuilder { prover: &prover, options };
+    let pos = &problem.position;
+    let n = stip.moves;
+
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    let total = moves.len() as u32;
+    // In reflex play an attacker who can reach the aim at once must: no key then.
+    let reflex_blocked = battle == Battle::Reflex && reaches_aim_in_one(stip.aim, pos, &moves);
+
+    // Iterative deepening over the first moves: shortest solutions first.
+    let mut key_len: Vec<Option<u32>> = vec![None; moves.len()];
+    if !reflex_blocked {
+        for depth in 1..=n {
+            control.set_depth(depth);
+            control.set_first_moves(0, total);
+            for (i, m) in moves.iter().enumerate() {
+                if key_len[i].is_none() && prover.defend(&pos.play(m), depth) {
+                    key_len[i] = Some(depth);
+                    control.solution_found();
+                }
+                control.first_move_done();
+                if control.is_stopped() {
+                    break;
+                }
+            }
+            if control.is_stopped() {
+                break;
+            }
+            if let Some(max) = options.max_solutions {
+                if key_len.iter().flatten().count() as u32 >= max {
+                    break;
+                }
+            }
+        }
+    }
+
+    let mut solutions = Vec::new();
+    for (i, m) in moves.iter().enumerate() {
+        if let Some(k) = key_len[i] {
+            let mut node = builder.attacker_node(pos, m, k, NodeRole::Key, 1);
+            node.flags.short = k < n;
+            solutions.push(node);
+        }
+    }
+
+    let mut tries = Vec::new();
+    if let Some(max_refutations) = options.tries.filter(|_| !reflex_blocked && !control.is_stopped()) {
+        for (i, m) in moves.iter().enumerate() {
+            if key_len[i].is_some() || control.is_stopped() {
+                continue;
+            }
+            let after = pos.play(m);
+            let mut defences = MoveList::new();
+            after.legal_moves(&mut defences);
+            let mut refutations = Vec::new();
+            for d in defences.iter() {
+                if prover.refutes(&after, d, n) {
+                    refutations.push(*d);
+                    if refutations.len() as u32 > max_refutations {
+                        break;
+                    }
+                }
+            }
+            if refutations.is_empty() || refutations.len() as u32 > max_refutations || control.is_stopped() {
+                continue;
+            }
+            let mut node = SolutionNode::new(pos, m, NodeRole::Try, 1, false);
+            builder.add_play(&after, n, 1, &mut node, &refutations);
+            for r in &refutations {
+                node.replies.push(SolutionNode::new(&after, r, NodeRole::Refutation, 1, true));
+            }
+            tries.push(node);
+        }
+    }
+
+    let mut set_play = Vec::new();
+    if options.set_play && !control.is_stopped() {
+        if let Some(passed) = pos.pass() {
+            let set_options = SolveOptions { variations: true, ..options.clone() };
+            let set_builder = TreeBuilder { prover: &prover, options: &set_options };
+            set_builder.add_variations(&passed, n, 1, &mut set_play, &[], None);
+        }
+    }
+
+    super::finish_tree(problem, solutions, tries, set_play, control, None)
+}
