@@ -28,6 +28,18 @@ enum Format {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run the gRPC service (stipula.v1.ProblemSolver, health, reflection)
+    Serve {
+        /// Address to listen on
+        #[arg(long, env = "STIPULA_ADDR", default_value = stipula::service::DEFAULT_ADDR)]
+        addr: std::net::SocketAddr,
+        /// Transposition table bound, in entries, shared by all solves
+        #[arg(long, env = "STIPULA_TT_ENTRIES", default_value_t = stipula::solve::tt::DEFAULT_ENTRIES)]
+        tt_entries: usize,
+        /// Solves allowed at once; more get RESOURCE_EXHAUSTED (default: one per core)
+        #[arg(long, env = "STIPULA_MAX_CONCURRENT_SOLVES")]
+        max_concurrent_solves: Option<usize>,
+    },
     /// Solve a problem: `stipula solve 'FEN' '#2'`
     Solve {
         /// Position in FEN (quote it)
@@ -101,6 +113,29 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     match cli.command {
+        Command::Serve { addr, tt_entries, max_concurrent_solves } => {
+            let defaults = stipula::service::ServeConfig::default();
+            let config = stipula::service::ServeConfig {
+                addr,
+                tt_entries,
+                max_concurrent_solves: max_concurrent_solves.unwrap_or(defaults.max_concurrent_solves),
+            };
+            let runtime = match tokio::runtime::Runtime::new() {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("stipula: cannot start the async runtime: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            eprintln!("stipula: serving stipula.v1.ProblemSolver on {addr}");
+            match runtime.block_on(stipula::service::serve(config, stipula::service::shutdown_signal())) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("stipula: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
         Command::Solve {
             fen,
             stipulation,
@@ -139,13 +174,13 @@ fn main() -> ExitCode {
             match solver.solve(&problem, &options, &control) {
                 Ok(tree) => {
                     if json {
-                        println!("{}", stipula::render::json::solve_json(&tree));
+                        out(&stipula::render::json::solve_json(&tree));
                     } else {
                         let notation = match format {
                             Format::Popeye => Notation::Long,
                             Format::San => Notation::San,
                         };
-                        print!("{}", popeye::render(&tree, notation));
+                        out(popeye::render(&tree, notation).trim_end());
                     }
                     ExitCode::SUCCESS
                 }
@@ -230,3 +265,10 @@ fn bench(file: &str, threads: usize, tt_entries: usize) -> ExitCode {
     ExitCode::from(2)
 }
 
+
+/// Prints to stdout; a closed pipe (`stipula solve … | head`) ends quietly instead of panicking.
+fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{text}").and_then(|_| stdout.flush());
+}
