@@ -287,7 +287,9 @@ impl TreeBuilder<'_, '_> {
         if node.flags.mate || node.flags.stalemate || !after.has_legal_move() {
             return;
         }
-        let threat = self.add_threat(after, k, number, node);
+        // Without threats (Popeye's NoThreat) there is no zugzwang mark and no variation is
+        // suppressed for the threat's sake.
+        let threat = if self.options.threats { self.add_threat(after, k, number, node) } else { None };
         if self.options.variations {
             self.add_variations(after, k, number, &mut node.replies, refutations, threat.as_ref());
         }
@@ -332,6 +334,10 @@ impl TreeBuilder<'_, '_> {
         let mut defences = MoveList::new();
         after.legal_moves(&mut defences);
         let forced_aim = p.battle == Battle::Reflex && reaches_aim_in_one(p.aim, after, &defences);
+        // Self play: a defence that concedes the aim early is shown only when every defence does
+        // (the defender is then forced to it); otherwise it is no real defence.
+        let all_concede = p.battle == Battle::SelfPlay
+            && defences.iter().all(|d| aim_reached(p.aim, &after.play(d)));
         for d in defences.iter() {
             if p.control.is_stopped() {
                 return;
@@ -346,7 +352,9 @@ impl TreeBuilder<'_, '_> {
             }
             let mut dn = SolutionNode::new(after, d, NodeRole::Defence, number, true);
             if concedes {
-                out.push(dn);
+                if forced_aim || all_concede {
+                    out.push(dn);
+                }
                 continue;
             }
             if k <= 1 {
@@ -355,8 +363,10 @@ impl TreeBuilder<'_, '_> {
             let Some(j) = p.shortest_attack(&after_d, k - 1) else {
                 continue;
             };
+            // Popeye's convention: a defence is no variation when it lets the attacker win faster
+            // than the threat, or when every threat move still works after it.
             if let Some((threat_moves, t)) = threat {
-                if j >= *t && threat_moves.iter().any(|tm| threat_still_works(p, &after_d, tm, *t)) {
+                if j < *t || threat_moves.iter().all(|tm| threat_still_works(p, &after_d, tm, *t)) {
                     continue;
                 }
             }
