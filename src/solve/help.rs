@@ -1,0 +1,1053 @@
+//! Help play: `h#n`, `h=n` (Black starts) and `h#n.5`, `h=n.5` (White starts). Both sides
+//! cooperate; White's last move mates (stalemates) Black. Every line is a solution.
+//!
+//! Popeye's rules, checked against its corpus:
+//! - Like Popeye, all lengths up to the stipulated one are searched (2, 4, …, 2n plies for
+//!   `h#n`; 1, 3, …, 2n+1 for `h#n.5`), and shorter solutions are reported too. Popeye lists
+//!   them (its intelligent mode prints "potential positions in 1+1, 2+2, …" for each length,
+//!   and `h#2` with a mate in one lists the `h#1` lines); sound problems simply have none.
+//! - A line in which a side has no legal move before the end is dead; nothing else is cut (mate
+//!   and stalemate leave the mated side without moves, so Popeye never tests them earlier).
+//! - Set play is the same play from the diagram with the other side starting, one half-move
+//!   shorter (`h#2` → `h#1.5` with White starting), again over all lengths.
+//!
+//! The search enumerates every line depth-first. Before descending into a position with `k`
+//! plies to go it asks the transposition table whether "no solution in exactly `k` plies" is
+//! known; a fully searched subtree without a solution is stored so. These facts depend only on the
+//! position (side to move included) and `k`, so they hold across problems and requests.
+
+use crate::chess::{Color, MoveList, Position};
+use crate::problem::{Aim, SolveOptions};
+
+use super::{
+    NodeRole, Problem, SearchControl, SearchStats, SolutionNode, SolutionTree, TranspositionTable,
+    Verdict,
+};
+
+/// Table key salts: help play facts for one aim never mix with those of another aim or family.
+const SALT_HELP_MATE: u64 = 0x6a09_e667_f3bc_c908;
+const SALT_HELP_STALEMATE: u64 = 0xbb67_ae85_84ca_a73b;
+
+/// Positions with fewer plies to go than this are recomputed rather than looked up: the last
+/// ply is a single pass over the moves, cheaper than a table probe and store.
+const TT_MIN_PLIES: u32 = 2;
+
+/// Positions with at least this many plies to go are first tested for whether the aim is still
+/// reachable at all (`reach::goal_reachable`).
+const REACH_MIN_PLIES: u32 = 2;
+
+/// How help play prints move numbers: normally Black starts (`1.Kc3-d2 Qc1-c2 2.…`); when White
+/// starts (`h#n.5`, set play of `h#n`) the first move is printed `1...Qc1-c2` and Black's moves
+/// then open the numbered pairs.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Numbering {
+    white_starts: bool,
+}
+
+impl Numbering {
+    pub(super) fn new(first_mover: Color) -> Numbering {
+        Numbering {
+            white_starts: first_mover == Color::White,
+        }
+    }
+
+    /// `(move_number, black_dots)` of the move at `ply` (0-based) of a line.
+    pub(super) fn at(self, ply: u32) -> (u32, bool) {
+        if self.white_starts {
+            if ply == 0 {
+                (1, true)
+            } else {
+                (ply.div_ceil(2) + 1, false)
+            }
+        } else {
+            (ply / 2 + 1, false)
+        }
+    }
+}
+
+/// Whether the side to move in `pos` (just reached) suffers the aim: mated or stalemated.
+#[inline]
+pub(super) fn aim_reached(aim: Aim, pos: &Position) -> bool {
+    match aim {
+        Aim::Mate => pos.is_check() && !pos.has_legal_move(),
+        Aim::Stalemate => !pos.is_check() && !pos.has_legal_move(),
+    }
+}
+
+/// Merges the lines of `from` into `into`, sharing nodes for shared first moves. A line that
+/// ends at a move which also continues in another line keeps its own leaf node, so that every
+/// root-to-leaf path stays one solution.
+pub(super) fn merge_lines(into: &mut Vec<SolutionNode>, from: Vec<SolutionNode>) {
+    for node in from {
+        let same = into.iter_mut().find(|n| {
+            n.mv.uci == node.mv.uci
+                && n.move_number == node.move_number
+                && n.black_dots == node.black_dots
+                && n.replies.is_empty() == node.replies.is_empty()
+        });
+        match same {
+            Some(n) if !node.replies.is_empty() => merge_lines(&mut n.replies, node.replies),
+            // The same complete line twice cannot happen (lines of different lengths differ).
+            Some(_) => {}
+            None => into.push(node),
+        }
+    }
+}
+
+/// Number of solutions (root-to-leaf paths) in a forest of lines.
+pub(super) fn count_lines(nodes: &[SolutionNode]) -> u64 {
+    nodes
+        .iter()
+        .map(|n| {
+            if n.replies.is_empty() {
+                1
+            } else {
+                count_lines(&n.replies)
+            }
+        })
+        .sum()
+}
+
+/// Marks the last move of every line shorter than `full` moves (counting nodes) as short.
+pub(super) fn mark_short(nodes: &mut [SolutionNode], depth: u32, full: u32) {
+    for n in nodes {
+        if n.replies.is_empty() {
+            n.flags.short = depth < full;
+        } else {
+            mark_short(&mut n.replies, depth + 1, full);
+        }
+    }
+}
+
+/// The tree for a finished (or stopped) line search. `intended`: how many solutions the
+/// composer intends (`None`: any positive number is sound).
+pub(super) fn finish(
+    problem: &Problem,
+    solutions: Vec<SolutionNode>,
+    set_play: Vec<SolutionNode>,
+    control: &SearchControl,
+    intended: Option<u32>,
+) -> SolutionTree {
+    let stop_reason = control.stop_reason();
+    let count = count_lines(&solutions);
+    let verdict = if stop_reason.is_some() {
+        Verdict::Cancelled
+    } else if count == 0 {
+        Verdict::NoSolution
+    } else if intended.is_some_and(|i| count > i as u64) {
+        Verdict::Cooked
+    } else {
+        Verdict::Solved
+    };
+    SolutionTree {
+        verdict,
+        stop_reason,
+        stipulation: problem.stipulation.to_string(),
+        fen: problem.position.to_fen(),
+        solutions,
+        tries: Vec::new(),
+        set_play,
+        stats: SearchStats {
+            nodes: control.nodes(),
+            tt_hits: control.tt_hits(),
+            tt_entries: 0,
+            elapsed_ms: control.elapsed().as_millis() as u64,
+            threads: 1,
+        },
+        assumptions: problem.assumptions.clone(),
+    }
+}
+
+/// One depth-first enumeration of help play lines.
+struct HelpSearch<'a> {
+    tt: &'a TranspositionTable,
+    control: &'a SearchControl,
+    aim: Aim,
+    salt: u64,
+    numbering: Numbering,
+    /// Stop after this many solutions.
+    limit: Option<u64>,
+    found: u64,
+    /// Set when the control stops the search or the solution limit is reached: from then on
+    /// nothing is searched and nothing is stored as disproved.
+    halted: bool,
+    /// Report progress (first moves) at the root.
+    progress: bool,
+}
+
+impl HelpSearch<'_> {
+    /// Every line of exactly `k` plies from `pos` whose last move reaches the aim, as the nodes
+    /// of the moves at `ply` (0-based index in the whole line).
+    fn lines(&mut self, pos: &Position, k: u32, ply: u32) -> Vec<SolutionNode> {
+        if self.halted {
+            return Vec::new();
+        }
+        if self.control.count_nodes(1) {
+            self.halted = true;
+            return Vec::new();
+        }
+        let key = if k >= TT_MIN_PLIES {
+            pos.key() ^ self.salt
+        } else {
+            0
+        };
+        if k >= TT_MIN_PLIES {
+            if let Some(e) = self.tt.probe(key) {
+                if e.no_solution_in >> k & 1 == 1 {
+                    self.control.count_tt_hit();
+                    return Vec::new();
+                }
+            }
+        }
+        if k >= REACH_MIN_PLIES {
+            // The last move is made by the side to move when an odd number of plies is left.
+            let last = if k % 2 == 1 {
+                pos.side_to_move()
+            } else {
+                !pos.side_to_move()
+            };
+            if !reach::goal_reachable(pos, !last, self.aim, k / 2, k.div_ceil(2)) {
+                self.tt.store_no_solution(key, k);
+                return Vec::new();
+            }
+        }
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        let (number, dots) = self.numbering.at(ply);
+        let mut out = Vec::new();
+        if ply == 0 && self.progress {
+            self.control.set_first_moves(0, moves.len() as u32);
+        }
+        if k == 1 {
+            if self.control.count_nodes(moves.len() as u64) {
+                self.halted = true;
+                return out;
+            }
+            for mv in moves.iter() {
+                let after = pos.play(mv);
+                // Only a checking move can mate: test that first, it is free after the move.
+                if self.aim == Aim::Mate && !after.is_check() {
+                    continue;
+                }
+                if aim_reached(self.aim, &after) {
+                    out.push(SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots));
+                    if self.solution_found() {
+                        break;
+                    }
+                }
+            }
+        } else {
+            for mv in moves.iter() {
+                let after = pos.play(mv);
+                let replies = self.lines(&after, k - 1, ply + 1);
+                if !replies.is_empty() {
+                    let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
+                    node.replies = replies;
+                    out.push(node);
+                }
+                if ply == 0 && self.progress {
+                    self.control.first_move_done();
+                }
+                if self.halted {
+                    break;
+                }
+            }
+        }
+        if out.is_empty() && !self.halted && k >= TT_MIN_PLIES {
+            self.tt.store_no_solution(key, k);
+        }
+        out
+    }
+
+    /// Counts a solution; true when the limit is reached.
+    fn solution_found(&mut self) -> bool {
+        self.found += 1;
+        self.control.solution_found();
+        if self.limit.is_some_and(|l| self.found >= l) {
+            self.halted = true;
+        }
+        self.halted
+    }
+}
+
+/// All lines of `min, min+2, …, max` plies from `pos`, merged into one forest.
+fn all_lengths(search: &mut HelpSearch, pos: &Position, min: u32, max: u32) -> Vec<SolutionNode> {
+    let mut forest = Vec::new();
+    let mut plies = min;
+    while plies <= max && !search.halted {
+        if search.progress {
+            search.control.set_depth(plies.div_ceil(2));
+        }
+        let lines = search.lines(pos, plies, 0);
+        let mut lines = lines;
+        mark_short(&mut lines, 1, max);
+        merge_lines(&mut forest, lines);
+        plies += 2;
+    }
+    forest
+}
+
+/// Solves help play exhaustively (or until `control` stops it).
+pub(crate) fn solve(
+    tt: &TranspositionTable,
+    problem: &Problem,
+    options: &SolveOptions,
+    control: &SearchControl,
+) -> SolutionTree {
+    let stip = problem.stipulation;
+    let salt = match stip.aim {
+        Aim::Mate => SALT_HELP_MATE,
+        Aim::Stalemate => SALT_HELP_STALEMATE,
+    };
+    let pos = &problem.position;
+    let full = stip.plies();
+    let mut search = HelpSearch {
+        tt,
+        control,
+        aim: stip.aim,
+        salt,
+        numbering: Numbering::new(pos.side_to_move()),
+        limit: options.max_solutions.map(u64::from),
+        found: 0,
+        halted: false,
+        progress: true,
+    };
+    let min = if stip.half { 1 } else { 2 };
+    let solutions = all_lengths(&mut search, pos, min, full);
+
+    let mut set_play = Vec::new();
+    if options.set_play && !control.is_stopped() && full >= 2 {
+        if let Some(set_pos) = pos.pass() {
+            let mut set_search = HelpSearch {
+                numbering: Numbering::new(set_pos.side_to_move()),
+                limit: None,
+                found: 0,
+                halted: false,
+                progress: false,
+                ..search
+            };
+            let set_min = if stip.half { 2 } else { 1 };
+            set_play = all_lengths(&mut set_search, &set_pos, set_min, full - 1);
+        }
+    }
+    finish(
+        problem,
+        solutions,
+        set_play,
+        control,
+        options.intended_solutions,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(nodes: &[SolutionNode], prefix: &mut Vec<String>, out: &mut Vec<String>) {
+        for n in nodes {
+            prefix.push(n.mv.long.clone());
+            if n.replies.is_empty() {
+                out.push(prefix.join(" "));
+            } else {
+                lines(&n.replies, prefix, out);
+            }
+            prefix.pop();
+        }
+    }
+
+    fn solve_text(fen: &str, stip: &str, options: &SolveOptions) -> (SolutionTree, Vec<String>) {
+        let problem = Problem::parse(fen, stip).unwrap();
+        let tt = TranspositionTable::new(1 << 16);
+        let tree = solve(&tt, &problem, options, &SearchControl::default());
+        let mut out = Vec::new();
+        lines(&tree.solutions, &mut Vec::new(), &mut out);
+        out.sort();
+        (tree, out)
+    }
+
+    #[test]
+    fn numbering_follows_popeye() {
+        let black = Numbering::new(Color::Black);
+        assert_eq!(
+            (0..4).map(|p| black.at(p)).collect::<Vec<_>>(),
+            [(1, false), (1, false), (2, false), (2, false)]
+        );
+        let white = Numbering::new(Color::White);
+        assert_eq!(
+            (0..5).map(|p| white.at(p)).collect::<Vec<_>>(),
+            [(1, true), (2, false), (2, false), (3, false), (3, false)]
+        );
+    }
+
+    #[test]
+    fn helpmate_in_one() {
+        let (tree, lines) = solve_text(
+            "1k6/8/K7/8/2N5/8/7B/8 b - - 0 1",
+            "h#1",
+            &SolveOptions::default(),
+        );
+        assert_eq!(lines, ["Kb8-a8 Sc4-b6#"]);
+        assert_eq!(tree.verdict, Verdict::Solved);
+    }
+
+    #[test]
+    fn short_solutions_and_set_play_are_found() {
+        // h#2 with a mate in one (Popeye lists the h#1 lines too).
+        let options = SolveOptions {
+            set_play: true,
+            ..SolveOptions::default()
+        };
+        let (tree, lines) = solve_text("n5Q1/8/8/8/6N1/K7/8/k7 b - - 0 1", "h#2", &options);
+        assert!(lines.contains(&"Sa8-b6 Qg8-a2#".to_string()), "{lines:?}");
+        assert!(
+            lines.contains(&"Ka1-b1 Sg4-e3 Kb1-a1 Qg8-a2#".to_string()),
+            "{lines:?}"
+        );
+        let short = &tree
+            .solutions
+            .iter()
+            .find(|n| n.mv.long == "Sa8-b6")
+            .unwrap()
+            .replies;
+        assert!(short.iter().any(|n| n.flags.short));
+        let mut set = Vec::new();
+        super::tests::lines(&tree.set_play, &mut Vec::new(), &mut set);
+        assert!(set.contains(&"Qg8-a2#".to_string()), "{set:?}");
+        assert!(
+            set.contains(&"Sg4-e3 Ka1-b1 Qg8-g1#".to_string()),
+            "{set:?}"
+        );
+        assert!(tree
+            .set_play
+            .iter()
+            .all(|n| n.black_dots && n.move_number == 1));
+    }
+
+    #[test]
+    fn node_budget_cancels() {
+        let problem = Problem::parse("8/8/2K5/8/k7/6p1/p2pP2p/8 b - - 0 1", "h=7").unwrap();
+        let tt = TranspositionTable::new(1 << 16);
+        let control = SearchControl::new(Some(10_000), None);
+        let tree = solve(&tt, &problem, &SolveOptions::default(), &control);
+        assert_eq!(tree.verdict, Verdict::Cancelled);
+        assert!(control.nodes() < 20_000, "{}", control.nodes());
+    }
+}
+
+/// Whether the aim can still be reached in time: a sound necessary condition, used to cut lines
+/// that cannot end in mate (stalemate) with the moves each side has left.
+///
+/// It relaxes the final position to what must hold there and measures distances on an empty
+/// board (never more than the real number of moves):
+/// - the mated side's king stands on some square K it can reach;
+/// - for mate, some man of the mating side attacks K;
+/// - every square next to K is occupied by a man of the mated side (each by a different man) or
+///   attacked by the mating side (a man attacking several squares stands on one square that
+///   attacks them all; the mating king never next to K).
+///
+/// The mated side pays for its king's walk and its blocks, the mating side for its attackers;
+/// each side's total must fit in its remaining moves. A man reaching its square may have
+/// promoted on the way.
+pub(super) mod reach {
+    use std::sync::OnceLock;
+
+    use crate::chess::{Color, Position, Role, Square};
+    use crate::problem::Aim;
+
+    const INF: u8 = u8::MAX;
+    /// Enough assignment steps to decide nearly every position; beyond this the search gives up
+    /// and answers "reachable" (which never loses a solution).
+    const STEP_CAP: u32 = 20_000;
+
+    /// What a man is or may become: the index into the distance tables.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Form {
+        Pawn = 0,
+        Knight = 1,
+        Bishop = 2,
+        Rook = 3,
+        Queen = 4,
+        King = 5,
+    }
+
+    const OFFICERS: [Form; 4] = [Form::Knight, Form::Bishop, Form::Rook, Form::Queen];
+
+    impl Form {
+        fn of(role: Role) -> Form {
+            match role {
+                Role::Pawn => Form::Pawn,
+                Role::Knight => Form::Knight,
+                Role::Bishop => Form::Bishop,
+                Role::Rook => Form::Rook,
+                Role::Queen => Form::Queen,
+                Role::King => Form::King,
+            }
+        }
+    }
+
+    struct Tables {
+        /// `[form][from][to]`: moves of a knight … king on an empty board (index 0 unused).
+        dist: Vec<[[u8; 64]; 64]>,
+        /// `[color][from][form][to]`: moves of a pawn to stand on `to` as `form` (promoting on
+        /// the way when `form` is an officer), capturing whenever it likes.
+        pawn: Vec<[[[u8; 64]; 5]; 64]>,
+        /// `[form][color][target]`: squares from which `form` attacks `target` on an empty board.
+        attackers: [[[u64; 64]; 2]; 6],
+        /// Squares next to each square.
+        ring: [u64; 64],
+    }
+
+    fn sq(f: i32, r: i32) -> Option<usize> {
+        ((0..8).contains(&f) && (0..8).contains(&r)).then_some((r * 8 + f) as usize)
+    }
+
+    const KNIGHT: [(i32, i32); 8] = [
+        (1, 2),
+        (2, 1),
+        (2, -1),
+        (1, -2),
+        (-1, -2),
+        (-2, -1),
+        (-2, 1),
+        (-1, 2),
+    ];
+    const KING: [(i32, i32); 8] = [
+        (1, 0),
+        (1, 1),
+        (0, 1),
+        (-1, 1),
+        (-1, 0),
+        (-1, -1),
+        (0, -1),
+        (1, -1),
+    ];
+    const DIAG: [(i32, i32); 4] = [(1, 1), (-1, 1), (-1, -1), (1, -1)];
+    const ORTH: [(i32, i32); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
+
+    /// Squares a piece of `form` (not a pawn) on `from` reaches in one move on an empty board.
+    fn targets(form: Form, from: usize) -> u64 {
+        let (f, r) = ((from % 8) as i32, (from / 8) as i32);
+        let mut out = 0u64;
+        let mut step = |dirs: &[(i32, i32)], slide: bool| {
+            for &(df, dr) in dirs {
+                let (mut x, mut y) = (f + df, r + dr);
+                while let Some(s) = sq(x, y) {
+                    out |= 1 << s;
+                    if !slide {
+                        break;
+                    }
+                    x += df;
+                    y += dr;
+                }
+            }
+        };
+        match form {
+            Form::Knight => step(&KNIGHT, false),
+            Form::King => step(&KING, false),
+            Form::Bishop => step(&DIAG, true),
+            Form::Rook => step(&ORTH, true),
+            Form::Queen => {
+                step(&DIAG, true);
+                step(&ORTH, true);
+            }
+            Form::Pawn => unreachable!(),
+        }
+        out
+    }
+
+    /// Squares a pawn of `color` on `from` attacks.
+    fn pawn_attacks(color: Color, from: usize) -> u64 {
+        let (f, r) = ((from % 8) as i32, (from / 8) as i32);
+        let dr = if color == Color::White { 1 } else { -1 };
+        [sq(f - 1, r + dr), sq(f + 1, r + dr)]
+            .into_iter()
+            .flatten()
+            .fold(0, |b, s| b | 1 << s)
+    }
+
+    fn bfs(next: impl Fn(usize) -> u64, from: usize) -> [u8; 64] {
+        let mut d = [INF; 64];
+        d[from] = 0;
+        let mut frontier = 1u64 << from;
+        let mut seen = frontier;
+        let mut n = 0u8;
+        while frontier != 0 {
+            n += 1;
+            let mut reached = 0u64;
+            let mut fr = frontier;
+            while fr != 0 {
+                let s = fr.trailing_zeros() as usize;
+                fr &= fr - 1;
+                reached |= next(s);
+            }
+            frontier = reached & !seen;
+            seen |= frontier;
+            let mut fr = frontier;
+            while fr != 0 {
+                let s = fr.trailing_zeros() as usize;
+                fr &= fr - 1;
+                d[s] = n;
+            }
+        }
+        d
+    }
+
+    fn tables() -> &'static Tables {
+        static TABLES: OnceLock<Tables> = OnceLock::new();
+        TABLES.get_or_init(|| {
+            let mut dist = vec![[[INF; 64]; 64]; 6];
+            for form in [
+                Form::Knight,
+                Form::Bishop,
+                Form::Rook,
+                Form::Queen,
+                Form::King,
+            ] {
+                for (from, d) in dist[form as usize].iter_mut().enumerate() {
+                    *d = bfs(|s| targets(form, s), from);
+                }
+            }
+            let mut pawn = vec![[[[INF; 64]; 5]; 64]; 2];
+            for color in Color::ALL {
+                let (dr, start, last) = if color == Color::White {
+                    (1, 1, 7)
+                } else {
+                    (-1, 6, 0)
+                };
+                for from in 0..64usize {
+                    // Breadth-first over (square, form) states.
+                    let d = &mut pawn[color.index()][from];
+                    let (f0, r0) = ((from % 8) as i32, (from / 8) as i32);
+                    if r0 == last || r0 == 7 - last {
+                        continue;
+                    }
+                    d[0][from] = 0;
+                    let mut frontier = vec![(from, Form::Pawn)];
+                    let mut n = 0u8;
+                    while !frontier.is_empty() {
+                        n += 1;
+                        let mut next = Vec::new();
+                        for &(s, form) in &frontier {
+                            let mut arrive = |to: usize, next: &mut Vec<(usize, Form)>| {
+                                let forms: &[Form] = if (to / 8) as i32 == last {
+                                    &OFFICERS
+                                } else {
+                                    &[Form::Pawn]
+                                };
+                                for &g in forms {
+                                    if d[g as usize][to] == INF {
+                                        d[g as usize][to] = n;
+                                        next.push((to, g));
+                                    }
+                                }
+                            };
+                            if form == Form::Pawn {
+                                let (f, r) = ((s % 8) as i32, (s / 8) as i32);
+                                for to in [sq(f, r + dr), sq(f - 1, r + dr), sq(f + 1, r + dr)]
+                                    .into_iter()
+                                    .flatten()
+                                {
+                                    arrive(to, &mut next);
+                                }
+                                if r == start {
+                                    arrive(sq(f, r + 2 * dr).unwrap(), &mut next);
+                                }
+                            } else {
+                                let mut t = targets(form, s);
+                                while t != 0 {
+                                    let to = t.trailing_zeros() as usize;
+                                    t &= t - 1;
+                                    if d[form as usize][to] == INF {
+                                        d[form as usize][to] = n;
+                                        next.push((to, form));
+                                    }
+                                }
+                            }
+                        }
+                        frontier = next;
+                    }
+                    let _ = f0;
+                }
+            }
+            let mut attackers = [[[0u64; 64]; 2]; 6];
+            for color in Color::ALL {
+                for from in 0..64 {
+                    let mut put = |form: Form, att: u64| {
+                        let mut a = att;
+                        while a != 0 {
+                            let t = a.trailing_zeros() as usize;
+                            a &= a - 1;
+                            attackers[form as usize][color.index()][t] |= 1 << from;
+                        }
+                    };
+                    let rank = from / 8;
+                    if rank != 0 && rank != 7 {
+                        put(Form::Pawn, pawn_attacks(color, from));
+                    }
+                    for form in [
+                        Form::Knight,
+                        Form::Bishop,
+                        Form::Rook,
+                        Form::Queen,
+                        Form::King,
+                    ] {
+                        put(form, targets(form, from));
+                    }
+                }
+            }
+            let mut ring = [0u64; 64];
+            for (s, r) in ring.iter_mut().enumerate() {
+                *r = targets(Form::King, s);
+            }
+            Tables {
+                dist,
+                pawn,
+                attackers,
+                ring,
+            }
+        })
+    }
+
+    /// A man of either side as the bound sees it.
+    #[derive(Clone, Copy, Debug)]
+    struct Man {
+        form: Form,
+        sq: usize,
+        color: Color,
+        /// Extra one-move king destinations (castling) for a king with castling rights.
+        castle: u64,
+    }
+
+    impl Man {
+        /// Moves to stand on `to` as `form`.
+        fn dist_as(&self, t: &Tables, form: Form, to: usize) -> u8 {
+            match self.form {
+                Form::Pawn => t.pawn[self.color.index()][self.sq][form as usize][to],
+                Form::King => {
+                    if form != Form::King {
+                        return INF;
+                    }
+                    let mut d = t.dist[Form::King as usize][self.sq][to];
+                    let mut c = self.castle;
+                    while c != 0 {
+                        let s = c.trailing_zeros() as usize;
+                        c &= c - 1;
+                        d = d.min(1 + t.dist[Form::King as usize][s][to]);
+                    }
+                    d
+                }
+                f if f == form => t.dist[f as usize][self.sq][to],
+                _ => INF,
+            }
+        }
+
+        /// Moves to stand on `to` in any form.
+        fn dist_to(&self, t: &Tables, to: usize) -> u8 {
+            match self.form {
+                Form::Pawn => (0..5)
+                    .map(|f| t.pawn[self.color.index()][self.sq][f][to])
+                    .min()
+                    .unwrap_or(INF),
+                f => self.dist_as(t, f, to),
+            }
+        }
+
+        /// Moves to stand (in some form) on a square, not in `forbid`, that attacks every square
+        /// of `targets`.
+        fn dist_attacking(&self, t: &Tables, targets: u64, forbid: u64) -> u8 {
+            let forms: &[Form] = match self.form {
+                Form::Pawn => &[
+                    Form::Pawn,
+                    Form::Knight,
+                    Form::Bishop,
+                    Form::Rook,
+                    Form::Queen,
+                ],
+                Form::Knight => &[Form::Knight],
+                Form::Bishop => &[Form::Bishop],
+                Form::Rook => &[Form::Rook],
+                Form::Queen => &[Form::Queen],
+                Form::King => &[Form::King],
+            };
+            let mut best = INF;
+            for &form in forms {
+                let mut cand = !forbid;
+                let mut ts = targets;
+                while ts != 0 && cand != 0 {
+                    let s = ts.trailing_zeros() as usize;
+                    ts &= ts - 1;
+                    cand &= t.attackers[form as usize][self.color.index()][s];
+                }
+                while cand != 0 {
+                    let a = cand.trailing_zeros() as usize;
+                    cand &= cand - 1;
+                    best = best.min(self.dist_as(t, form, a));
+                    if best == 0 {
+                        return 0;
+                    }
+                }
+            }
+            best
+        }
+    }
+
+    fn men(pos: &Position, color: Color, with_king: bool) -> Vec<Man> {
+        let mut out = Vec::with_capacity(16);
+        for role in Role::ALL {
+            if role == Role::King && !with_king {
+                continue;
+            }
+            for s in pos.pieces_of(color, role) {
+                out.push(Man {
+                    form: Form::of(role),
+                    sq: s.index(),
+                    color,
+                    castle: if role == Role::King {
+                        castle_targets(pos, color)
+                    } else {
+                        0
+                    },
+                });
+            }
+        }
+        out
+    }
+
+    fn castle_targets(pos: &Position, color: Color) -> u64 {
+        let rank = if color == Color::White { 0 } else { 7 };
+        let mut c = 0u64;
+        if pos.can_castle(color, false) {
+            c |= 1 << Square::new(6, rank).index();
+        }
+        if pos.can_castle(color, true) {
+            c |= 1 << Square::new(2, rank).index();
+        }
+        c
+    }
+
+    struct Assign<'a> {
+        t: &'a Tables,
+        blockers: &'a [Man],
+        attackers: &'a [Man],
+        /// Squares each attacking man must attack (one square attacking all of them).
+        roles: Vec<u64>,
+        cost: Vec<u8>,
+        /// Where each attacking man may not stand (the mating king: next to K).
+        forbid: Vec<u64>,
+        used: u32,
+        flights: Vec<usize>,
+        a_left: u32,
+        steps: u32,
+    }
+
+    impl Assign<'_> {
+        fn white_total(&self) -> u32 {
+            self.cost.iter().map(|&c| c as u32).sum()
+        }
+
+        /// Can flights `i..` be covered with `m_left` moves for blocks and the mating side's
+        /// budget?
+        fn go(&mut self, i: usize, m_left: u32) -> bool {
+            self.steps += 1;
+            if self.steps > STEP_CAP || i == self.flights.len() {
+                return true;
+            }
+            let f = self.flights[i];
+            let bit = 1u64 << f;
+            let total = self.white_total();
+            // Guarded at no extra cost: take it without branching (a relaxation: the man is not
+            // tied to that square, which only makes the bound weaker, never wrong).
+            for g in 0..self.attackers.len() {
+                let c =
+                    self.attackers[g].dist_attacking(self.t, self.roles[g] | bit, self.forbid[g]);
+                if c <= self.cost[g] && (self.roles[g] != 0 || c == 0) {
+                    return self.go(i + 1, m_left);
+                }
+            }
+            for g in 0..self.attackers.len() {
+                let c =
+                    self.attackers[g].dist_attacking(self.t, self.roles[g] | bit, self.forbid[g]);
+                if c == INF {
+                    continue;
+                }
+                let old = self.cost[g];
+                let new_total = total - old as u32 + c as u32;
+                if new_total > self.a_left {
+                    continue;
+                }
+                let saved = self.roles[g];
+                self.roles[g] |= bit;
+                self.cost[g] = c;
+                let ok = self.go(i + 1, m_left);
+                self.roles[g] = saved;
+                self.cost[g] = old;
+                if ok {
+                    return true;
+                }
+            }
+            for b in 0..self.blockers.len() {
+                if self.used >> b & 1 == 1 {
+                    continue;
+                }
+                let d = self.blockers[b].dist_to(self.t, f) as u32;
+                if d > m_left {
+                    continue;
+                }
+                self.used |= 1 << b;
+                let ok = self.go(i + 1, m_left - d);
+                self.used &= !(1 << b);
+                if ok {
+                    return true;
+                }
+            }
+            false
+        }
+    }
+
+    /// Whether `mated` (its king) can still be mated (stalemated) with `m_left` moves of its own
+    /// and `a_left` moves of the other side, the last of which reaches the aim.
+    pub(in crate::solve) fn goal_reachable(
+        pos: &Position,
+        mated: Color,
+        aim: Aim,
+        m_left: u32,
+        a_left: u32,
+    ) -> bool {
+        let t = tables();
+        let king = Man {
+            form: Form::King,
+            sq: pos.king(mated).index(),
+            color: mated,
+            castle: castle_targets(pos, mated),
+        };
+        let blockers = men(pos, mated, false);
+        if blockers.len() > 32 {
+            return true;
+        }
+        let attackers = men(pos, !mated, true);
+        let mut a = Assign {
+            t,
+            blockers: &blockers,
+            attackers: &attackers,
+            roles: vec![0; attackers.len()],
+            cost: vec![0; attackers.len()],
+            forbid: vec![0; attackers.len()],
+            used: 0,
+            flights: Vec::with_capacity(8),
+            a_left,
+            steps: 0,
+        };
+        for k in 0..64usize {
+            let dk = king.dist_to(t, k) as u32;
+            if dk > m_left {
+                continue;
+            }
+            let ring = t.ring[k];
+            for (g, man) in attackers.iter().enumerate() {
+                a.forbid[g] = if man.form == Form::King {
+                    ring | 1 << k
+                } else {
+                    0
+                };
+                a.roles[g] = 0;
+                a.cost[g] = 0;
+            }
+            a.used = 0;
+            a.flights.clear();
+            let mut r = ring;
+            while r != 0 {
+                let f = r.trailing_zeros() as usize;
+                r &= r - 1;
+                a.flights.push(f);
+            }
+            // Quick test: every flight must be coverable on its own.
+            let m = m_left - dk;
+            let mut must_block = 0u32;
+            let mut ok = true;
+            for &f in &a.flights {
+                let guard = attackers
+                    .iter()
+                    .enumerate()
+                    .map(|(g, man)| man.dist_attacking(t, 1 << f, a.forbid[g]))
+                    .min()
+                    .unwrap_or(INF) as u32;
+                if guard <= a_left {
+                    continue;
+                }
+                let block = blockers
+                    .iter()
+                    .map(|b| b.dist_to(t, f))
+                    .min()
+                    .unwrap_or(INF) as u32;
+                if block > m {
+                    ok = false;
+                    break;
+                }
+                must_block += block;
+            }
+            if !ok || must_block > m {
+                continue;
+            }
+            match aim {
+                Aim::Stalemate => {
+                    if a.go(0, m) {
+                        return true;
+                    }
+                }
+                Aim::Mate => {
+                    for (g, man) in attackers.iter().enumerate() {
+                        if man.form == Form::King {
+                            continue;
+                        }
+                        let c = man.dist_attacking(t, 1 << k, 0);
+                        if c as u32 > a_left {
+                            continue;
+                        }
+                        a.roles[g] = 1 << k;
+                        a.cost[g] = c;
+                        let found = a.go(0, m);
+                        a.roles[g] = 0;
+                        a.cost[g] = 0;
+                        if found {
+                            return true;
+                        }
+                    }
+                }
+            }
+            if a.steps > STEP_CAP {
+                return true;
+            }
+        }
+        false
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn distances() {
+            let t = tables();
+            let n = |s: &str| Square::parse(s).unwrap().index();
+            assert_eq!(t.dist[Form::Knight as usize][n("a1")][n("b3")], 1);
+            assert_eq!(t.dist[Form::Knight as usize][n("a1")][n("h8")], 6);
+            assert_eq!(t.dist[Form::Bishop as usize][n("a1")][n("a2")], INF);
+            assert_eq!(t.dist[Form::Bishop as usize][n("a1")][n("c1")], 2);
+            assert_eq!(t.pawn[0][n("e2")][Form::Pawn as usize][n("e4")], 1);
+            assert_eq!(t.pawn[0][n("e2")][Form::Pawn as usize][n("f4")], 2);
+            assert_eq!(t.pawn[0][n("e7")][Form::Queen as usize][n("a4")], 2);
+            assert_eq!(t.pawn[1][n("b2")][Form::Knight as usize][n("a1")], 1);
+            assert_eq!(t.pawn[1][n("b2")][Form::Pawn as usize][n("b1")], INF);
+        }
+
+        #[test]
+        fn mate_in_one_is_reachable_and_far_mates_are_not() {
+            // h#1: 1.Kb8-a8 Sc4-b6#.
+            let p = Position::from_fen("1k6/8/K7/8/2N5/8/7B/8 b - - 0 1").unwrap();
+            assert!(goal_reachable(&p, Color::Black, Aim::Mate, 1, 1));
+            // A lone king cannot be mated by a lone king.
+            let p = Position::from_fen("k7/8/8/8/8/8/8/7K b - - 0 1").unwrap();
+            assert!(!goal_reachable(&p, Color::Black, Aim::Mate, 5, 5));
+        }
+    }
+}

@@ -1,0 +1,336 @@
+//! Series play: the side to move makes up to n moves in a row while the other side does not
+//! move, then the stipulation ends:
+//! - `ser-#n`, `ser-=n`: the series' last move mates (stalemates);
+//! - `ser-h#n`, `ser-h=n`: the other side then mates (stalemates) in one;
+//! - `ser-s#n`: the other side then must mate: it has moves and every one of them mates;
+//! - `ser-r#n`: as ser-s#, with the reflex condition.
+//!
+//! Popeye's rules, checked against its corpus and its stipulation structure:
+//! - Every series length from 1 to n is searched and shorter solutions are reported too
+//!   (`ser-r#2` answers `1.h3-h4 b3-b2 #`).
+//! - No move of the series but its last may give check (the other side, which "passes", would
+//!   be in check); the last may (`3.Rg8-d8 + c7*d8=S =`, `4.Bc2-d1 + Qa4*d1 #`). The other side
+//!   having no move during the series does not matter: it does not move.
+//! - `ser-s#`: after a series move, a position in which the other side would be forced to mate
+//!   ends the series there (Popeye's forced end): longer series through it are not solutions.
+//! - `ser-r#`: the reflex condition bites both ways. After every series move, if the other
+//!   side can mate in one it must, so the series ends there (a solution if the mate exists, a
+//!   shorter series); and before every series move the series side must not be able to mate in
+//!   one (it would have to).
+//! - Set play: the end of the stipulation from the diagram with the other side to move
+//!   (`1...b3*a2 #`); none for ser-# and ser-=.
+//!
+//! The series positions (series side to move, k moves to go) are keyed in the transposition
+//! table with "no solution in exactly k series moves", so transposed move orders are searched
+//! once.
+
+use crate::chess::{Move, MoveList, Position};
+use crate::problem::{Aim, SeriesEnd, SolveOptions};
+
+use super::help::{aim_reached, count_lines, finish, mark_short, merge_lines};
+use super::{NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable};
+
+/// Table key salts, one per (end, aim): series facts never mix with each other or with help play.
+const SALT_SERIES: [[u64; 2]; 4] = [
+    [0x3c6e_f372_fe94_f82b, 0xa54f_f53a_5f1d_36f1],
+    [0x510e_527f_ade6_82d1, 0x9b05_688c_2b3e_6c1f],
+    [0x1f83_d9ab_fb41_bd6b, 0x5be0_cd19_137e_2179],
+    [0xcbbb_9d5d_c105_9ed8, 0x629a_292a_367c_d507],
+];
+
+fn salt(end: SeriesEnd, aim: Aim) -> u64 {
+    let e = match end {
+        SeriesEnd::Direct => 0,
+        SeriesEnd::Help => 1,
+        SeriesEnd::SelfPlay => 2,
+        SeriesEnd::Reflex => 3,
+    };
+    let a = match aim {
+        Aim::Mate => 0,
+        Aim::Stalemate => 1,
+    };
+    SALT_SERIES[e][a]
+}
+
+/// True when the side to move in `pos` has a move after which the opponent suffers the aim.
+fn can_reach_aim_in_one(aim: Aim, pos: &Position) -> bool {
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    moves.iter().any(|mv| {
+        let after = pos.play(mv);
+        (aim != Aim::Mate || after.is_check()) && aim_reached(aim, &after)
+    })
+}
+
+/// True when the side to move in `pos` has moves and every one of them makes the opponent
+/// suffer the aim (the end of a self stipulation: it is forced to mate).
+fn forced_to_reach_aim(aim: Aim, pos: &Position) -> bool {
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    !moves.is_empty() && moves.iter().all(|mv| aim_reached(aim, &pos.play(mv)))
+}
+
+struct SeriesSearch<'a> {
+    tt: &'a TranspositionTable,
+    control: &'a SearchControl,
+    end: SeriesEnd,
+    aim: Aim,
+    salt: u64,
+    limit: Option<u64>,
+    found: u64,
+    halted: bool,
+}
+
+impl SeriesSearch<'_> {
+    /// The moves of the other side (to move in `after`, the series over) that end the
+    /// stipulation, as nodes numbered `number`. Empty when the series' last move fails.
+    fn end_moves(&mut self, after: &Position, number: u32) -> Vec<SolutionNode> {
+        let mut moves = MoveList::new();
+        after.legal_moves(&mut moves);
+        let mut out = Vec::new();
+        let reaching: Vec<Move> = moves
+            .iter()
+            .copied()
+            .filter(|mv| {
+                let p = after.play(mv);
+                (self.aim != Aim::Mate || p.is_check()) && aim_reached(self.aim, &p)
+            })
+            .collect();
+        let ok = match self.end {
+            SeriesEnd::Direct => unreachable!("ser-# ends with the series move itself"),
+            SeriesEnd::Help | SeriesEnd::Reflex => !reaching.is_empty(),
+            SeriesEnd::SelfPlay => !moves.is_empty() && reaching.len() == moves.len(),
+        };
+        if ok {
+            for mv in &reaching {
+                out.push(SolutionNode::new(
+                    after,
+                    mv,
+                    NodeRole::HelpMove,
+                    number,
+                    false,
+                ));
+            }
+        }
+        out
+    }
+
+    /// Whether the position after an intermediate series move ends the series by force
+    /// (ser-s#: the other side is forced to mate; ser-r#: it can mate, so it must).
+    fn forced_end(&self, after: &Position) -> bool {
+        match self.end {
+            SeriesEnd::Direct | SeriesEnd::Help => false,
+            SeriesEnd::SelfPlay => forced_to_reach_aim(self.aim, after),
+            SeriesEnd::Reflex => can_reach_aim_in_one(self.aim, after),
+        }
+    }
+
+    /// Every series of exactly `k` more moves from `pos` (series side to move) that fulfils the
+    /// stipulation, as nodes of the moves numbered `number`.
+    fn lines(&mut self, pos: &Position, k: u32, number: u32) -> Vec<SolutionNode> {
+        if self.halted {
+            return Vec::new();
+        }
+        if self.control.count_nodes(1) {
+            self.halted = true;
+            return Vec::new();
+        }
+        let key = pos.key() ^ self.salt;
+        if let Some(e) = self.tt.probe(key) {
+            if e.no_solution_in >> k & 1 == 1 {
+                self.control.count_tt_hit();
+                return Vec::new();
+            }
+        }
+        let mut out = Vec::new();
+        // Reflex: a series side that can reach the aim itself must do so, which ends the play
+        // the wrong way.
+        if self.end == SeriesEnd::Reflex && can_reach_aim_in_one(self.aim, pos) {
+            self.tt.store_no_solution(key, k);
+            return out;
+        }
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        if number == 1 {
+            self.control.set_first_moves(0, moves.len() as u32);
+        }
+        for mv in moves.iter() {
+            let after = pos.play(mv);
+            if k == 1 {
+                if self.control.count_nodes(1) {
+                    self.halted = true;
+                    break;
+                }
+                let node = if self.end == SeriesEnd::Direct {
+                    if (self.aim != Aim::Mate || after.is_check()) && aim_reached(self.aim, &after)
+                    {
+                        let node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, false);
+                        self.solutions_found(1);
+                        Some(node)
+                    } else {
+                        None
+                    }
+                } else {
+                    let replies = self.end_moves(&after, number);
+                    if replies.is_empty() {
+                        None
+                    } else {
+                        self.solutions_found(replies.len() as u64);
+                        let mut node =
+                            SolutionNode::new(pos, mv, NodeRole::HelpMove, number, false);
+                        node.replies = replies;
+                        Some(node)
+                    }
+                };
+                out.extend(node);
+            } else {
+                // The other side passes: it may not be in check, and a forced end stops here.
+                if after.is_check() || self.forced_end(&after) {
+                    continue;
+                }
+                let Some(next) = after.pass() else { continue };
+                let replies = self.lines(&next, k - 1, number + 1);
+                if !replies.is_empty() {
+                    let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, false);
+                    node.replies = replies;
+                    out.push(node);
+                }
+            }
+            if number == 1 {
+                self.control.first_move_done();
+            }
+            if self.halted {
+                break;
+            }
+        }
+        if out.is_empty() && !self.halted {
+            self.tt.store_no_solution(key, k);
+        }
+        out
+    }
+
+    fn solutions_found(&mut self, n: u64) {
+        self.found += n;
+        for _ in 0..n {
+            self.control.solution_found();
+        }
+        if self.limit.is_some_and(|l| self.found >= l) {
+            self.halted = true;
+        }
+    }
+}
+
+/// Solves series play exhaustively (or until `control` stops it).
+pub(crate) fn solve(
+    tt: &TranspositionTable,
+    problem: &Problem,
+    options: &SolveOptions,
+    control: &SearchControl,
+) -> SolutionTree {
+    let stip = problem.stipulation;
+    let end = match stip.family {
+        crate::problem::Family::Series(end) => end,
+        other => unreachable!("series::solve called for {other:?}"),
+    };
+    let pos = &problem.position;
+    let mut search = SeriesSearch {
+        tt,
+        control,
+        end,
+        aim: stip.aim,
+        salt: salt(end, stip.aim),
+        limit: options.max_solutions.map(u64::from),
+        found: 0,
+        halted: false,
+    };
+    // Nodes per line: the series moves, plus the other side's final move.
+    let extra = u32::from(end != SeriesEnd::Direct);
+    let mut solutions = Vec::new();
+    for n in 1..=stip.moves {
+        if search.halted {
+            break;
+        }
+        control.set_depth(n);
+        let mut lines = search.lines(pos, n, 1);
+        mark_short(&mut lines, 1, stip.moves + extra);
+        merge_lines(&mut solutions, lines);
+    }
+    debug_assert!(search.halted || count_lines(&solutions) == search.found);
+
+    let mut set_play = Vec::new();
+    if options.set_play && end != SeriesEnd::Direct && !control.is_stopped() {
+        if let Some(set_pos) = pos.pass() {
+            set_play = search.end_moves(&set_pos, 1);
+            for n in &mut set_play {
+                n.black_dots = true;
+            }
+        }
+    }
+    // A series problem has one intended solution unless the composer says otherwise.
+    let intended = Some(options.intended_solutions.unwrap_or(1));
+    finish(problem, solutions, set_play, control, intended)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::Verdict;
+
+    fn lines(nodes: &[SolutionNode], prefix: &mut Vec<String>, out: &mut Vec<String>) {
+        for n in nodes {
+            prefix.push(n.mv.long.clone());
+            if n.replies.is_empty() {
+                out.push(prefix.join(" "));
+            } else {
+                lines(&n.replies, prefix, out);
+            }
+            prefix.pop();
+        }
+    }
+
+    fn solve_lines(
+        fen: &str,
+        stip: &str,
+        set_play: bool,
+    ) -> (SolutionTree, Vec<String>, Vec<String>) {
+        let problem = Problem::parse(fen, stip).unwrap();
+        let tt = TranspositionTable::new(1 << 16);
+        let options = SolveOptions {
+            set_play,
+            ..SolveOptions::default()
+        };
+        let tree = solve(&tt, &problem, &options, &SearchControl::default());
+        let (mut sol, mut set) = (Vec::new(), Vec::new());
+        lines(&tree.solutions, &mut Vec::new(), &mut sol);
+        lines(&tree.set_play, &mut Vec::new(), &mut set);
+        (tree, sol, set)
+    }
+
+    #[test]
+    fn reflex_series_ends_where_the_other_side_can_mate() {
+        let (tree, sol, _) = solve_lines("8/8/8/8/pp6/kp5P/p7/K7 w - - 0 1", "ser-r#2", false);
+        assert_eq!(sol, ["h3-h4 b3-b2#"]);
+        assert_eq!(tree.verdict, Verdict::Solved);
+        assert!(tree.solutions[0].replies[0].flags.short);
+    }
+
+    #[test]
+    fn self_series_with_set_play() {
+        let (_, sol, set) = solve_lines("8/8/8/1p6/bPp5/kpP5/Np6/bK6 w - - 0 1", "ser-s#2", true);
+        assert_eq!(sol, ["Sa2-c1 Sc1-a2 b3*a2#"]);
+        assert_eq!(set, ["b3*a2#"]);
+    }
+
+    #[test]
+    fn help_series_last_move_may_check() {
+        let (_, mut sol, _) = solve_lines("k7/2P5/2N5/3K4/8/8/6p1/8 b - - 0 1", "ser-h=3", false);
+        sol.sort();
+        assert_eq!(
+            sol,
+            [
+                "g2-g1=B Bg1-a7 Ba7-b8 c7-c8=Q",
+                "g2-g1=R Rg1-g8 Rg8-d8+ c7*d8=S"
+            ]
+        );
+    }
+}
