@@ -1,6 +1,5 @@
 //! The `stipula` command line: a thin shell over the library (the gRPC service uses the same API).
 
-use std::io::BufRead;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -249,22 +248,123 @@ fn main() -> ExitCode {
     }
 }
 
+/// A move reduced as the corpus compares moves: piece letter, squares, capture sign, promotion.
+fn normalise_move(text: &str) -> String {
+    let t = text.replace('N', "S").replace(" ep.", "").replace("ep.", "");
+    t.trim().trim_end_matches(['+', '#', ' ', '=']).trim().to_string()
+}
+
+fn corpus_strings(v: &serde_json::Value) -> Vec<String> {
+    v.as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect()).unwrap_or_default()
+}
+
+/// Moves of a corpus solution line (`1.Kc3-d2 Qc1-c2 2.Kd2-e1 Qc2-e2 #`).
+fn corpus_line(line: &str) -> Vec<String> {
+    line.split_whitespace()
+        .map(|tok| tok.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.'))
+        .filter(|tok| tok.contains('-') || tok.contains('*'))
+        .map(normalise_move)
+        .collect()
+}
+
+/// Does the solver's answer equal the corpus line's (keys for direct play, lines otherwise)?
+fn answer_matches(record: &serde_json::Value, tree: &stipula::solve::SolutionTree) -> bool {
+    use std::collections::BTreeSet;
+    if let Some(keys) = record.get("keys") {
+        let want: BTreeSet<String> = corpus_strings(keys).iter().map(|k| normalise_move(k)).collect();
+        let have: BTreeSet<String> = tree.solutions.iter().map(|n| normalise_move(&n.mv.long)).collect();
+        want == have
+    } else {
+        let want: BTreeSet<Vec<String>> = corpus_strings(&record["solutions"]).iter().map(|l| corpus_line(l)).collect();
+        let have: BTreeSet<Vec<String>> = popeye::lines(&tree.solutions)
+            .iter()
+            .map(|line| line.iter().map(|n| normalise_move(&n.mv.long)).collect())
+            .collect();
+        want == have
+    }
+}
+
 fn bench(file: &str, threads: usize, tt_entries: usize) -> ExitCode {
-    let f = match std::fs::File::open(file) {
-        Ok(f) => f,
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
         Err(e) => {
             eprintln!("stipula: cannot read {file}: {e}");
             return ExitCode::from(2);
         }
     };
-    let _ = (threads, tt_entries);
-    for line in std::io::BufReader::new(f).lines().map_while(Result::ok) {
-        let _ = line;
+    let solver = Solver::new(tt_entries);
+    let options = SolveOptions { threads, ..SolveOptions::default() };
+    println!("{:<34} {:>8} {:>10} {:>12} {:>10} {:>9} {:>8}  answer", "problem", "stip", "seconds", "nodes", "Mnodes/s", "popeye s", "ratio");
+    let (mut log_time, mut log_ratio, mut n_time, mut n_ratio, mut wrong) = (0.0f64, 0.0f64, 0, 0, 0);
+    let (mut total_nodes, mut total_secs) = (0u64, 0.0f64);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let record: serde_json::Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("stipula: {file}: bad JSON line: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let id = record["id"].as_str().unwrap_or("?");
+        let stip = record["stipulation"].as_str().unwrap_or("");
+        let problem = match Problem::parse(record["fen"].as_str().unwrap_or(""), stip) {
+            Ok(p) => p,
+            Err(e) => {
+                println!("{id:<34} {stip:>8}  refused: {e}");
+                continue;
+            }
+        };
+        // Each problem starts from an empty table: times must not depend on the order.
+        solver.table().clear();
+        let control = SearchControl::default();
+        let start = Instant::now();
+        let tree = match solver.solve(&problem, &options, &control) {
+            Ok(t) => t,
+            Err(e) => {
+                println!("{id:<34} {stip:>8}  refused: {e}");
+                continue;
+            }
+        };
+        let secs = start.elapsed().as_secs_f64();
+        let ok = answer_matches(&record, &tree);
+        if !ok {
+            wrong += 1;
+        }
+        let nodes = tree.stats.nodes;
+        total_nodes += nodes;
+        total_secs += secs;
+        log_time += secs.max(1e-4).ln();
+        n_time += 1;
+        let popeye = record["popeye_seconds"].as_f64();
+        let ratio = popeye.map(|p| p / secs.max(1e-4));
+        if let Some(r) = ratio {
+            log_ratio += r.ln();
+            n_ratio += 1;
+        }
+        println!(
+            "{:<34} {:>8} {:>10.3} {:>12} {:>10.2} {:>9} {:>8}  {}",
+            id,
+            stip,
+            secs,
+            nodes,
+            nodes as f64 / secs.max(1e-9) / 1e6,
+            popeye.map_or("-".into(), |p| format!("{p:.3}")),
+            ratio.map_or("-".into(), |r| format!("{r:.1}x")),
+            if ok { "ok" } else { "WRONG" }
+        );
     }
-    eprintln!("stipula: bench is not implemented yet");
-    ExitCode::from(2)
+    println!(
+        "{n_time} problems: geometric mean {:.3} s; {:.2} Mnodes/s overall; geometric mean speed-up over popeye_seconds {}; {wrong} wrong",
+        (log_time / n_time.max(1) as f64).exp(),
+        total_nodes as f64 / total_secs.max(1e-9) / 1e6,
+        if n_ratio > 0 { format!("{:.1}x", (log_ratio / n_ratio as f64).exp()) } else { "-".into() },
+    );
+    if wrong > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
-
 
 /// Prints to stdout; a closed pipe (`stipula solve … | head`) ends quietly instead of panicking.
 fn out(text: &str) {

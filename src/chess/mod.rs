@@ -4,6 +4,7 @@
 mod bitboard;
 mod color;
 pub mod fen;
+mod move_key;
 mod movelist;
 mod moves;
 pub mod notation;
@@ -15,6 +16,7 @@ pub mod validate;
 pub use bitboard::Bitboard;
 pub use color::Color;
 pub use fen::{CastlingFlags, FenError, Setup};
+pub use move_key::MoveKey;
 pub use movelist::{MoveList, MAX_MOVES};
 pub use moves::{Move, MoveKind};
 pub use position::{perft, Position, PositionError};

@@ -6,7 +6,7 @@ use cozy_chess::{Board, BoardBuilder, CastleRights, File, Piece};
 
 use super::fen::{FenError, Setup};
 use super::validate::{validate, ValidationReport};
-use super::{Bitboard, Color, Move, MoveKind, MoveList, Role, Square};
+use super::{Bitboard, Color, Move, MoveKey, MoveKind, MoveList, Role, Square};
 
 /// Zobrist keys for the e.p. file, mixed in only when an e.p. capture is really available, so
 /// that positions which differ only by a useless e.p. right hash equal.
@@ -217,6 +217,37 @@ impl Position {
             false
         });
         n
+    }
+
+    /// Calls `f` with each legal move (as a key) and the position after it, until `f` returns
+    /// true; returns whether it did. The search's hot path: no classification, no list.
+    #[inline]
+    pub fn any_successor(&self, mut f: impl FnMut(MoveKey, &Position) -> bool) -> bool {
+        self.board.generate_moves(|pm| {
+            for raw in pm {
+                let mut board = self.board.clone();
+                board.play_unchecked(raw);
+                if f(MoveKey::from_raw(raw), &Position { board }) {
+                    return true;
+                }
+            }
+            false
+        })
+    }
+
+    /// The position after the move `key`, if it is legal here.
+    #[inline]
+    pub fn play_key(&self, key: MoveKey) -> Option<Position> {
+        if key == MoveKey::NONE {
+            return None;
+        }
+        let raw = key.to_raw();
+        if !self.board.is_legal(raw) {
+            return None;
+        }
+        let mut board = self.board.clone();
+        board.play_unchecked(raw);
+        Some(Position { board })
     }
 
     /// The position after a legal move of this position.

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use crate::chess::{Move, MoveList, Position};
+use crate::chess::{Move, MoveKey, MoveList, Position};
 use crate::problem::{Aim, Family, SolveOptions};
 
 use super::tree::{NodeRole, SolutionNode};
@@ -57,7 +57,11 @@ pub(crate) struct Prover<'a> {
     pub battle: Battle,
     pub aim: Aim,
     salt: u64,
-    /// Defences that refuted before, by from/to: tried first, so refutations come early.
+    /// Killer moves by remaining length: the last attack that won and the last defence that
+    /// refuted are tried first, so proofs and refutations come early.
+    attack_killers: Box<[AtomicU32]>,
+    defence_killers: Box<[AtomicU32]>,
+    /// How often each defence (by from/to) refuted: the order of defences at interior nodes.
     history: Box<[AtomicU32]>,
 }
 
@@ -72,8 +76,9 @@ impl<'a> Prover<'a> {
             (Battle::Reflex, Aim::Mate) => 0x93d0_5a7b_c2e1_466f,
             (Battle::Reflex, Aim::Stalemate) => 0x2f65_b8c4_0e9a_d31c,
         };
+        let slots = || (0..64).map(|_| AtomicU32::new(0)).collect();
         let history = (0..64 * 64).map(|_| AtomicU32::new(0)).collect();
-        Prover { tt, control, battle, aim, salt, history }
+        Prover { tt, control, battle, aim, salt, attack_killers: slots(), defence_killers: slots(), history }
     }
 
     fn stopped(&self) -> bool {
@@ -113,41 +118,68 @@ impl<'a> Prover<'a> {
     }
 
     fn attack_exact(&self, pos: &Position, n: u32) -> bool {
-        let mut moves = MoveList::new();
-        pos.legal_moves(&mut moves);
-        if self.battle == Battle::Reflex && reaches_aim_in_one(self.aim, pos, &moves) {
+        if self.battle == Battle::Reflex && self.reaches_aim_in_one(pos) {
             // He must reach the aim himself, which defeats the reflex stipulation.
             return false;
         }
         if n == 1 && self.battle == Battle::Direct {
-            return self.direct_in_one(pos, &moves);
+            return self.reaches_aim_in_one(pos);
         }
-        order_attacks(pos, &mut moves);
-        for m in moves.iter() {
-            if self.defend(&pos.play(m), n) {
+        let killer = self.killer(&self.attack_killers, n);
+        if n >= 2 {
+            // Interior nodes are few and their subtrees large: order them (captures and moves
+            // near the enemy king first; the last winner at this length before all).
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            let their_king = pos.king(!pos.side_to_move());
+            moves.sort_unstable_by_key(|m| {
+                let to = m.to();
+                let near = (to.file() as i8 - their_king.file() as i8)
+                    .abs()
+                    .max((to.rank() as i8 - their_king.rank() as i8).abs());
+                (m.key() != killer, !m.is_capture(), near)
+            });
+            for m in moves.iter() {
+                if self.defend(&pos.play(m), n) {
+                    self.set_killer(&self.attack_killers, n, m.key());
+                    return true;
+                }
+                if self.stopped() {
+                    return false;
+                }
+            }
+            return false;
+        }
+        // Last move: no list, no ordering; the killer first.
+        if let Some(after) = pos.play_key(killer) {
+            if self.defend(&after, n) {
                 return true;
             }
-            if self.stopped() {
-                return false;
-            }
         }
-        false
+        pos.any_successor(|k, after| {
+            if k == killer || self.stopped() {
+                return self.stopped();
+            }
+            let wins = self.defend(after, n);
+            if wins {
+                self.set_killer(&self.attack_killers, n, k);
+            }
+            wins
+        }) && !self.stopped()
     }
 
-    /// Direct play, last move: only a check can mate, so quiet moves cost one check test.
-    fn direct_in_one(&self, pos: &Position, moves: &[Move]) -> bool {
-        for m in moves {
-            let after = pos.play(m);
-            let check = after.is_check();
-            let hit = match self.aim {
-                Aim::Mate => check && !after.has_legal_move(),
-                Aim::Stalemate => !check && !after.has_legal_move(),
-            };
-            if hit {
-                return true;
-            }
-        }
-        false
+    /// Can the side to move reach the aim with one move?
+    #[inline]
+    fn reaches_aim_in_one(&self, pos: &Position) -> bool {
+        pos.any_successor(|_, after| aim_reached(self.aim, after))
+    }
+
+    fn killer(&self, slots: &[AtomicU32], n: u32) -> MoveKey {
+        MoveKey::from_raw_bits(slots[(n as usize).min(slots.len() - 1)].load(Relaxed) as u16)
+    }
+
+    fn set_killer(&self, slots: &[AtomicU32], n: u32, k: MoveKey) {
+        slots[(n as usize).min(slots.len() - 1)].store(k.raw() as u32, Relaxed);
     }
 
     /// Defender to move, after the attacker's move that used the `n`-th of his moves: does the
@@ -165,72 +197,67 @@ impl<'a> Prover<'a> {
                         Aim::Stalemate => !pos.is_check(),
                     };
                 }
-                if n <= 1 {
-                    return false;
-                }
-                let mut moves = MoveList::new();
-                pos.legal_moves(&mut moves);
-                self.every_defence_loses(pos, &mut moves, n)
+                n > 1 && self.every_defence_fails(pos, n, |after| !self.attack(after, n - 1))
             }
             Battle::SelfPlay => {
-                let mut moves = MoveList::new();
-                pos.legal_moves(&mut moves);
-                if moves.is_empty() {
-                    return false;
-                }
-                self.order_defences(&mut moves);
-                for d in moves.iter() {
-                    let after = pos.play(d);
-                    if aim_reached(self.aim, &after) {
-                        // The defender would concede the aim with this move: not a defence.
-                        continue;
-                    }
-                    if n <= 1 || !self.attack(&after, n - 1) {
-                        self.note_refutation(d);
-                        return false;
-                    }
-                }
-                true
+                // A defence that reaches the aim concedes it: it is no defence.
+                pos.has_legal_move()
+                    && self.every_defence_fails(pos, n, |after| {
+                        !aim_reached(self.aim, after) && (n <= 1 || !self.attack(after, n - 1))
+                    })
             }
             Battle::Reflex => {
-                let mut moves = MoveList::new();
-                pos.legal_moves(&mut moves);
-                if moves.is_empty() {
-                    return false;
+                if self.reaches_aim_in_one(pos) {
+                    return true; // he must
                 }
-                if reaches_aim_in_one(self.aim, pos, &moves) {
-                    return true;
-                }
-                if n <= 1 {
-                    return false;
-                }
-                self.every_defence_loses(pos, &mut moves, n)
+                n > 1 && pos.has_legal_move() && self.every_defence_fails(pos, n, |after| !self.attack(after, n - 1))
             }
         }
     }
 
-    fn every_defence_loses(&self, pos: &Position, moves: &mut MoveList, n: u32) -> bool {
-        self.order_defences(moves);
-        for d in moves.iter() {
-            if !self.attack(&pos.play(d), n - 1) {
-                self.note_refutation(d);
+    /// True when no defence in `pos` satisfies `refutes`. Refutations found before come first:
+    /// the last one at this length, then by how often each refuted (history).
+    #[inline]
+    fn every_defence_fails(&self, pos: &Position, n: u32, refutes: impl Fn(&Position) -> bool) -> bool {
+        let killer = self.killer(&self.defence_killers, n);
+        if n >= 2 {
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            moves.sort_unstable_by_key(|d| {
+                let h = self.history[history_index(d.key())].load(Relaxed);
+                (d.key() != killer, std::cmp::Reverse(h))
+            });
+            for d in moves.iter() {
+                if refutes(&pos.play(d)) || self.stopped() {
+                    self.note_refutation(n, d.key());
+                    return false;
+                }
+            }
+            return true;
+        }
+        if let Some(after) = pos.play_key(killer) {
+            if refutes(&after) {
                 return false;
             }
         }
-        true
-    }
-
-    fn note_refutation(&self, d: &Move) {
-        if !self.stopped() {
-            self.history[d.from().index() * 64 + d.to().index()].fetch_add(1, Relaxed);
-        }
-    }
-
-    fn order_defences(&self, moves: &mut MoveList) {
-        moves.sort_by_cached_key(|d| {
-            let h = self.history[d.from().index() * 64 + d.to().index()].load(Relaxed);
-            (std::cmp::Reverse(h), !d.is_capture())
+        let refuted = pos.any_successor(|k, after| {
+            if k == killer {
+                return false;
+            }
+            let r = refutes(after) || self.stopped();
+            if r {
+                self.note_refutation(n, k);
+            }
+            r
         });
+        !refuted && !self.stopped()
+    }
+
+    fn note_refutation(&self, n: u32, k: MoveKey) {
+        if !self.stopped() {
+            self.set_killer(&self.defence_killers, n, k);
+            self.history[history_index(k)].fetch_add(1, Relaxed);
+        }
     }
 
     /// Is `d`, a defence in `pos` (defender to move, attacker's move counted in `n`), a refutation?
@@ -248,14 +275,8 @@ impl<'a> Prover<'a> {
     }
 }
 
-/// Attacker's moves: checks and captures first — they end play soonest.
-fn order_attacks(pos: &Position, moves: &mut MoveList) {
-    let their_king = pos.king(!pos.side_to_move());
-    moves.sort_by_cached_key(|m| {
-        let to = m.to();
-        let near = (to.file() as i8 - their_king.file() as i8).abs().max((to.rank() as i8 - their_king.rank() as i8).abs());
-        (!m.is_capture(), near)
-    });
+fn history_index(k: MoveKey) -> usize {
+    (k.raw() & 0xfff) as usize
 }
 
 /// Builds the solution tree of a proved battle problem.

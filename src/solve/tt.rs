@@ -101,7 +101,7 @@ impl TranspositionTable {
     fn update(&self, key: u64, f: impl FnOnce(&mut Entry)) {
         f(&mut self.map.entry(key).or_default());
         // Checking the size costs a pass over the shards, so only look every few thousand stores.
-        if self.stores.fetch_add(1, Relaxed) % 4096 == 0 && self.map.len() > self.capacity {
+        if self.stores.fetch_add(1, Relaxed).is_multiple_of(4096) && self.map.len() > self.capacity {
             self.evict();
         }
     }
