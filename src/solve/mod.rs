@@ -1,14 +1,17 @@
 //! Solving: exhaustive search per stipulation family over a shared transposition table, producing
 //! the solution tree.
 
+mod battle;
 mod control;
+mod help;
+mod series;
 pub mod tree;
 pub mod tt;
 
 use std::sync::Arc;
 
 use crate::chess::{Position, PositionError};
-use crate::problem::{SolveOptions, Stipulation, StipulationError};
+use crate::problem::{Family, SolveOptions, Stipulation, StipulationError};
 
 pub use control::{Progress, SearchControl};
 pub use tree::{
@@ -89,10 +92,60 @@ impl Solver {
         options: &SolveOptions,
         control: &SearchControl,
     ) -> Result<SolutionTree, ProblemError> {
-        let _ = (problem, options, control);
-        Err(ProblemError::Unsupported(format!(
-            "{} is not supported yet",
-            problem.stipulation
-        )))
+        let span = tracing::info_span!("solve", stipulation = %problem.stipulation);
+        let _guard = span.enter();
+        let mut tree = match problem.stipulation.family {
+            Family::Direct | Family::SelfPlay | Family::Reflex => battle::solve(&self.tt, problem, options, control),
+            Family::Help => help::solve(&self.tt, problem, options, control),
+            Family::Series(_) => series::solve(&self.tt, problem, options, control),
+        };
+        tree.stats.tt_entries = self.tt.len() as u64;
+        tracing::info!(
+            nodes = tree.stats.nodes,
+            elapsed_ms = tree.stats.elapsed_ms,
+            verdict = ?tree.verdict,
+            "solved"
+        );
+        Ok(tree)
+    }
+}
+
+/// Assembles the tree and its verdict. `intended`: how many solutions the composer intends
+/// (`None`: any number ≥ 1 is sound, as in help play without a stated count).
+pub(crate) fn finish_tree(
+    problem: &Problem,
+    solutions: Vec<SolutionNode>,
+    tries: Vec<SolutionNode>,
+    set_play: Vec<SolutionNode>,
+    control: &SearchControl,
+    intended: Option<u32>,
+) -> SolutionTree {
+    let stop_reason = control.stop_reason();
+    let count = solutions.len() as u32;
+    let verdict = if stop_reason.is_some() {
+        Verdict::Cancelled
+    } else if count == 0 {
+        Verdict::NoSolution
+    } else if intended.is_some_and(|i| count > i) {
+        Verdict::Cooked
+    } else {
+        Verdict::Solved
+    };
+    SolutionTree {
+        verdict,
+        stop_reason,
+        stipulation: problem.stipulation.to_string(),
+        fen: problem.position.to_fen(),
+        solutions,
+        tries,
+        set_play,
+        stats: SearchStats {
+            nodes: control.nodes(),
+            tt_hits: control.tt_hits(),
+            tt_entries: 0,
+            elapsed_ms: control.elapsed().as_millis() as u64,
+            threads: 1,
+        },
+        assumptions: problem.assumptions.clone(),
     }
 }
