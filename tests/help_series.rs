@@ -2,7 +2,8 @@
 //! the same set of solution lines, compared the way ../shared/tools/agree.py compares them, and
 //! the same set play where the corpus lists it. Run in release: `cargo test --release --test
 //! help_series`. `STIPULA_ONLY=<id substring>` restricts the corpus tests to matching problems;
-//! `STIPULA_VERBOSE=1` reports each problem as it is solved.
+//! `STIPULA_VERBOSE=1` reports each problem as it is solved; `STIPULA_BUDGET=<nodes>` gives up
+//! (and fails) on problems that need more nodes.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -136,6 +137,9 @@ fn check(pick: impl Fn(f64) -> bool) {
     let Some(rows) = corpus() else { return };
     let only = std::env::var("STIPULA_ONLY").ok();
     let verbose = std::env::var_os("STIPULA_VERBOSE").is_some();
+    let budget = std::env::var("STIPULA_BUDGET")
+        .ok()
+        .and_then(|b| b.parse().ok());
     let solver = Solver::new(1 << 22);
     let started = Instant::now();
     let (mut help, mut series, mut failures) = ((0, 0), (0, 0), Vec::new());
@@ -186,9 +190,8 @@ fn check(pick: impl Fn(f64) -> bool) {
             eprintln!("solving {id} {fen} {stip} (popeye {popeye} s)");
         }
         let t0 = Instant::now();
-        let tree = solver
-            .solve(&problem, &options, &SearchControl::default())
-            .expect("solve");
+        let control = SearchControl::new(budget, None);
+        let tree = solver.solve(&problem, &options, &control).expect("solve");
         let took = t0.elapsed();
         if verbose || took.as_secs_f64() > 5.0 {
             eprintln!(

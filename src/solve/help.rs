@@ -446,8 +446,7 @@ mod tests {
 ///   attacks them all; the mating king never next to K).
 ///
 /// The mated side pays for its king's walk and its blocks, the mating side for its attackers;
-/// each side's total must fit in its remaining moves. A man reaching its square may have
-/// promoted on the way.
+/// each side's total must fit in its remaining moves. A pawn may promote on the way.
 pub(super) mod reach {
     use std::sync::OnceLock;
 
@@ -457,7 +456,9 @@ pub(super) mod reach {
     const INF: u8 = u8::MAX;
     /// Enough assignment steps to decide nearly every position; beyond this the search gives up
     /// and answers "reachable" (which never loses a solution).
-    const STEP_CAP: u32 = 20_000;
+    const STEP_CAP: u32 = 4_000;
+    /// At most this many men per side (more only in illegal positions).
+    const MAX_MEN: usize = 16;
 
     /// What a man is or may become: the index into the distance tables.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -471,6 +472,13 @@ pub(super) mod reach {
     }
 
     const OFFICERS: [Form; 4] = [Form::Knight, Form::Bishop, Form::Rook, Form::Queen];
+    const PIECES: [Form; 5] = [
+        Form::Knight,
+        Form::Bishop,
+        Form::Rook,
+        Form::Queen,
+        Form::King,
+    ];
 
     impl Form {
         fn of(role: Role) -> Form {
@@ -485,12 +493,19 @@ pub(super) mod reach {
         }
     }
 
+    type Grid = [[u8; 64]; 64];
+
     struct Tables {
-        /// `[form][from][to]`: moves of a knight … king on an empty board (index 0 unused).
-        dist: Vec<[[u8; 64]; 64]>,
-        /// `[color][from][form][to]`: moves of a pawn to stand on `to` as `form` (promoting on
-        /// the way when `form` is an officer), capturing whenever it likes.
+        /// `[form][from][to]`: moves of a knight … king on an empty board (pawn slot unused).
+        dist: Vec<Grid>,
+        /// `[color][from][form]` → `[to]`: moves of a pawn to stand on `to` as `form`
+        /// (promoting on the way when `form` is an officer), capturing whenever it likes.
         pawn: Vec<[[[u8; 64]; 5]; 64]>,
+        /// `[color][from][to]`: moves of a pawn to stand on `to` in any form.
+        pawn_any: Vec<Grid>,
+        /// `[form * 2 + color][from][target]`: moves of a man to stand (in any form it may
+        /// take) on a square attacking `target` on an empty board; kings without castling.
+        att1: Vec<Grid>,
         /// `[form][color][target]`: squares from which `form` attacks `target` on an empty board.
         attackers: [[[u64; 64]; 2]; 6],
         /// Squares next to each square.
@@ -550,7 +565,7 @@ pub(super) mod reach {
                 step(&DIAG, true);
                 step(&ORTH, true);
             }
-            Form::Pawn => unreachable!(),
+            Form::Pawn => unreachable!("pawn moves depend on colour"),
         }
         out
     }
@@ -565,6 +580,16 @@ pub(super) mod reach {
             .fold(0, |b, s| b | 1 << s)
     }
 
+    fn bits(mut b: u64) -> impl Iterator<Item = usize> {
+        std::iter::from_fn(move || {
+            (b != 0).then(|| {
+                let s = b.trailing_zeros() as usize;
+                b &= b - 1;
+                s
+            })
+        })
+    }
+
     fn bfs(next: impl Fn(usize) -> u64, from: usize) -> [u8; 64] {
         let mut d = [INF; 64];
         d[from] = 0;
@@ -573,21 +598,63 @@ pub(super) mod reach {
         let mut n = 0u8;
         while frontier != 0 {
             n += 1;
-            let mut reached = 0u64;
-            let mut fr = frontier;
-            while fr != 0 {
-                let s = fr.trailing_zeros() as usize;
-                fr &= fr - 1;
-                reached |= next(s);
-            }
+            let reached = bits(frontier).fold(0, |acc, s| acc | next(s));
             frontier = reached & !seen;
             seen |= frontier;
-            let mut fr = frontier;
-            while fr != 0 {
-                let s = fr.trailing_zeros() as usize;
-                fr &= fr - 1;
+            for s in bits(frontier) {
                 d[s] = n;
             }
+        }
+        d
+    }
+
+    /// Breadth-first over (square, form) states of a pawn of `color` starting on `from`.
+    fn pawn_bfs(color: Color, from: usize) -> [[u8; 64]; 5] {
+        let (dr, start, last) = if color == Color::White {
+            (1, 1, 7)
+        } else {
+            (-1, 6, 0)
+        };
+        let mut d = [[INF; 64]; 5];
+        let r0 = (from / 8) as i32;
+        if r0 == 0 || r0 == 7 {
+            return d;
+        }
+        d[0][from] = 0;
+        let mut frontier = vec![(from, Form::Pawn)];
+        let mut n = 0u8;
+        while !frontier.is_empty() {
+            n += 1;
+            let mut next = Vec::new();
+            for &(s, form) in &frontier {
+                let mut reach = |to: usize, g: Form, next: &mut Vec<(usize, Form)>| {
+                    if d[g as usize][to] == INF {
+                        d[g as usize][to] = n;
+                        next.push((to, g));
+                    }
+                };
+                if form == Form::Pawn {
+                    let (f, r) = ((s % 8) as i32, (s / 8) as i32);
+                    let mut steps = vec![sq(f, r + dr), sq(f - 1, r + dr), sq(f + 1, r + dr)];
+                    if r == start {
+                        steps.push(sq(f, r + 2 * dr));
+                    }
+                    for to in steps.into_iter().flatten() {
+                        if (to / 8) as i32 == last {
+                            for g in OFFICERS {
+                                reach(to, g, &mut next);
+                            }
+                        } else {
+                            reach(to, Form::Pawn, &mut next);
+                        }
+                    }
+                } else {
+                    for to in bits(targets(form, s)) {
+                        reach(to, form, &mut next);
+                    }
+                }
+            }
+            frontier = next;
         }
         d
     }
@@ -596,102 +663,75 @@ pub(super) mod reach {
         static TABLES: OnceLock<Tables> = OnceLock::new();
         TABLES.get_or_init(|| {
             let mut dist = vec![[[INF; 64]; 64]; 6];
-            for form in [
-                Form::Knight,
-                Form::Bishop,
-                Form::Rook,
-                Form::Queen,
-                Form::King,
-            ] {
+            for form in PIECES {
                 for (from, d) in dist[form as usize].iter_mut().enumerate() {
                     *d = bfs(|s| targets(form, s), from);
                 }
             }
             let mut pawn = vec![[[[INF; 64]; 5]; 64]; 2];
+            let mut pawn_any = vec![[[INF; 64]; 64]; 2];
             for color in Color::ALL {
-                let (dr, start, last) = if color == Color::White {
-                    (1, 1, 7)
-                } else {
-                    (-1, 6, 0)
-                };
-                for from in 0..64usize {
-                    // Breadth-first over (square, form) states.
-                    let d = &mut pawn[color.index()][from];
-                    let (f0, r0) = ((from % 8) as i32, (from / 8) as i32);
-                    if r0 == last || r0 == 7 - last {
-                        continue;
+                let c = color.index();
+                for from in 0..64 {
+                    pawn[c][from] = pawn_bfs(color, from);
+                    for to in 0..64 {
+                        pawn_any[c][from][to] =
+                            (0..5).map(|g| pawn[c][from][g][to]).min().unwrap_or(INF);
                     }
-                    d[0][from] = 0;
-                    let mut frontier = vec![(from, Form::Pawn)];
-                    let mut n = 0u8;
-                    while !frontier.is_empty() {
-                        n += 1;
-                        let mut next = Vec::new();
-                        for &(s, form) in &frontier {
-                            let mut arrive = |to: usize, next: &mut Vec<(usize, Form)>| {
-                                let forms: &[Form] = if (to / 8) as i32 == last {
-                                    &OFFICERS
-                                } else {
-                                    &[Form::Pawn]
-                                };
-                                for &g in forms {
-                                    if d[g as usize][to] == INF {
-                                        d[g as usize][to] = n;
-                                        next.push((to, g));
-                                    }
-                                }
-                            };
-                            if form == Form::Pawn {
-                                let (f, r) = ((s % 8) as i32, (s / 8) as i32);
-                                for to in [sq(f, r + dr), sq(f - 1, r + dr), sq(f + 1, r + dr)]
-                                    .into_iter()
-                                    .flatten()
-                                {
-                                    arrive(to, &mut next);
-                                }
-                                if r == start {
-                                    arrive(sq(f, r + 2 * dr).unwrap(), &mut next);
-                                }
-                            } else {
-                                let mut t = targets(form, s);
-                                while t != 0 {
-                                    let to = t.trailing_zeros() as usize;
-                                    t &= t - 1;
-                                    if d[form as usize][to] == INF {
-                                        d[form as usize][to] = n;
-                                        next.push((to, form));
-                                    }
-                                }
-                            }
-                        }
-                        frontier = next;
-                    }
-                    let _ = f0;
                 }
             }
             let mut attackers = [[[0u64; 64]; 2]; 6];
             for color in Color::ALL {
                 for from in 0..64 {
-                    let mut put = |form: Form, att: u64| {
-                        let mut a = att;
-                        while a != 0 {
-                            let t = a.trailing_zeros() as usize;
-                            a &= a - 1;
-                            attackers[form as usize][color.index()][t] |= 1 << from;
-                        }
-                    };
                     let rank = from / 8;
                     if rank != 0 && rank != 7 {
-                        put(Form::Pawn, pawn_attacks(color, from));
+                        for t in bits(pawn_attacks(color, from)) {
+                            attackers[Form::Pawn as usize][color.index()][t] |= 1 << from;
+                        }
                     }
-                    for form in [
-                        Form::Knight,
-                        Form::Bishop,
-                        Form::Rook,
-                        Form::Queen,
-                        Form::King,
-                    ] {
-                        put(form, targets(form, from));
+                    for form in PIECES {
+                        for t in bits(targets(form, from)) {
+                            attackers[form as usize][color.index()][t] |= 1 << from;
+                        }
+                    }
+                }
+            }
+            let mut att1 = vec![[[INF; 64]; 64]; 12];
+            for color in Color::ALL {
+                let c = color.index();
+                for form in [
+                    Form::Pawn,
+                    Form::Knight,
+                    Form::Bishop,
+                    Form::Rook,
+                    Form::Queen,
+                    Form::King,
+                ] {
+                    let grid = &mut att1[form as usize * 2 + c];
+                    for (from, row) in grid.iter_mut().enumerate() {
+                        for (t, cell) in row.iter_mut().enumerate() {
+                            *cell = if form == Form::Pawn {
+                                [
+                                    Form::Pawn,
+                                    Form::Knight,
+                                    Form::Bishop,
+                                    Form::Rook,
+                                    Form::Queen,
+                                ]
+                                .iter()
+                                .flat_map(|&g| {
+                                    bits(attackers[g as usize][c][t]).map(move |a| (g, a))
+                                })
+                                .map(|(g, a)| pawn[c][from][g as usize][a])
+                                .min()
+                                .unwrap_or(INF)
+                            } else {
+                                bits(attackers[form as usize][c][t])
+                                    .map(|a| dist[form as usize][from][a])
+                                    .min()
+                                    .unwrap_or(INF)
+                            };
+                        }
                     }
                 }
             }
@@ -702,6 +742,8 @@ pub(super) mod reach {
             Tables {
                 dist,
                 pawn,
+                pawn_any,
+                att1,
                 attackers,
                 ring,
             }
@@ -713,48 +755,75 @@ pub(super) mod reach {
     struct Man {
         form: Form,
         sq: usize,
-        color: Color,
-        /// Extra one-move king destinations (castling) for a king with castling rights.
+        color: usize,
+        /// Castling: for a king, the squares it reaches in one move by castling; for a rook that
+        /// may castle, the square castling puts it on without a move of its own.
         castle: u64,
     }
 
     impl Man {
+        const NONE: Man = Man {
+            form: Form::Pawn,
+            sq: 0,
+            color: 0,
+            castle: 0,
+        };
+
+        fn king_dist(&self, t: &Tables, to: usize) -> u8 {
+            let k = &t.dist[Form::King as usize];
+            bits(self.castle).fold(k[self.sq][to], |d, s| d.min(1 + k[s][to]))
+        }
+
         /// Moves to stand on `to` as `form`.
         fn dist_as(&self, t: &Tables, form: Form, to: usize) -> u8 {
             match self.form {
-                Form::Pawn => t.pawn[self.color.index()][self.sq][form as usize][to],
-                Form::King => {
-                    if form != Form::King {
-                        return INF;
-                    }
-                    let mut d = t.dist[Form::King as usize][self.sq][to];
-                    let mut c = self.castle;
-                    while c != 0 {
-                        let s = c.trailing_zeros() as usize;
-                        c &= c - 1;
-                        d = d.min(1 + t.dist[Form::King as usize][s][to]);
-                    }
-                    d
-                }
-                f if f == form => t.dist[f as usize][self.sq][to],
+                Form::Pawn => t.pawn[self.color][self.sq][form as usize][to],
+                Form::King if form == Form::King => self.king_dist(t, to),
+                f if f == form => self.rook_castled(t.dist[f as usize][self.sq][to], |s| {
+                    t.dist[f as usize][s][to]
+                }),
                 _ => INF,
+            }
+        }
+
+        /// `d`, or for a rook that may castle the better of `d` and `via(castling square)`.
+        fn rook_castled(&self, d: u8, via: impl Fn(usize) -> u8) -> u8 {
+            if self.form == Form::Rook && self.castle != 0 {
+                bits(self.castle).fold(d, |d, s| d.min(via(s)))
+            } else {
+                d
             }
         }
 
         /// Moves to stand on `to` in any form.
         fn dist_to(&self, t: &Tables, to: usize) -> u8 {
             match self.form {
-                Form::Pawn => (0..5)
-                    .map(|f| t.pawn[self.color.index()][self.sq][f][to])
-                    .min()
-                    .unwrap_or(INF),
-                f => self.dist_as(t, f, to),
+                Form::Pawn => t.pawn_any[self.color][self.sq][to],
+                Form::King => self.king_dist(t, to),
+                f => self.rook_castled(t.dist[f as usize][self.sq][to], |s| {
+                    t.dist[f as usize][s][to]
+                }),
             }
+        }
+
+        /// Moves to stand on a square, not in `forbid`, that attacks `target`.
+        fn dist_attacking_one(&self, t: &Tables, target: usize, forbid: u64) -> u8 {
+            if self.form == Form::King {
+                return bits(t.ring[target] & !forbid)
+                    .map(|a| self.king_dist(t, a))
+                    .min()
+                    .unwrap_or(INF);
+            }
+            let att = &t.att1[self.form as usize * 2 + self.color];
+            self.rook_castled(att[self.sq][target], |s| att[s][target])
         }
 
         /// Moves to stand (in some form) on a square, not in `forbid`, that attacks every square
         /// of `targets`.
         fn dist_attacking(&self, t: &Tables, targets: u64, forbid: u64) -> u8 {
+            if targets.count_ones() == 1 {
+                return self.dist_attacking_one(t, targets.trailing_zeros() as usize, forbid);
+            }
             let forms: &[Form] = match self.form {
                 Form::Pawn => &[
                     Form::Pawn,
@@ -771,16 +840,10 @@ pub(super) mod reach {
             };
             let mut best = INF;
             for &form in forms {
-                let mut cand = !forbid;
-                let mut ts = targets;
-                while ts != 0 && cand != 0 {
-                    let s = ts.trailing_zeros() as usize;
-                    ts &= ts - 1;
-                    cand &= t.attackers[form as usize][self.color.index()][s];
-                }
-                while cand != 0 {
-                    let a = cand.trailing_zeros() as usize;
-                    cand &= cand - 1;
+                let cand = bits(targets).fold(!forbid, |c, s| {
+                    c & t.attackers[form as usize][self.color][s]
+                });
+                for a in bits(cand) {
                     best = best.min(self.dist_as(t, form, a));
                     if best == 0 {
                         return 0;
@@ -791,26 +854,57 @@ pub(super) mod reach {
         }
     }
 
-    fn men(pos: &Position, color: Color, with_king: bool) -> Vec<Man> {
-        let mut out = Vec::with_capacity(16);
-        for role in Role::ALL {
-            if role == Role::King && !with_king {
-                continue;
+    /// The men of one side.
+    struct Army {
+        men: [Man; MAX_MEN],
+        len: usize,
+    }
+
+    impl Army {
+        fn of(pos: &Position, color: Color, with_king: bool) -> Army {
+            let mut army = Army {
+                men: [Man::NONE; MAX_MEN],
+                len: 0,
+            };
+            for role in Role::ALL {
+                if role == Role::King && !with_king {
+                    continue;
+                }
+                for s in pos.pieces_of(color, role) {
+                    if army.len == MAX_MEN {
+                        break;
+                    }
+                    army.men[army.len] = Man {
+                        form: Form::of(role),
+                        sq: s.index(),
+                        color: color.index(),
+                        castle: match role {
+                            Role::King => castle_targets(pos, color),
+                            Role::Rook => rook_castle_square(pos, color, s),
+                            _ => 0,
+                        },
+                    };
+                    army.len += 1;
+                }
             }
-            for s in pos.pieces_of(color, role) {
-                out.push(Man {
-                    form: Form::of(role),
-                    sq: s.index(),
-                    color,
-                    castle: if role == Role::King {
-                        castle_targets(pos, color)
-                    } else {
-                        0
-                    },
-                });
-            }
+            army
         }
-        out
+
+        fn men(&self) -> &[Man] {
+            &self.men[..self.len]
+        }
+    }
+
+    /// Where castling would put a rook standing on `sq`, if it may castle.
+    fn rook_castle_square(pos: &Position, color: Color, sq: Square) -> u64 {
+        let rank = if color == Color::White { 0 } else { 7 };
+        if sq == Square::new(7, rank) && pos.can_castle(color, false) {
+            1 << Square::new(5, rank).index()
+        } else if sq == Square::new(0, rank) && pos.can_castle(color, true) {
+            1 << Square::new(3, rank).index()
+        } else {
+            0
+        }
     }
 
     fn castle_targets(pos: &Position, color: Color) -> u64 {
@@ -829,56 +923,56 @@ pub(super) mod reach {
         t: &'a Tables,
         blockers: &'a [Man],
         attackers: &'a [Man],
-        /// Squares each attacking man must attack (one square attacking all of them).
-        roles: Vec<u64>,
-        cost: Vec<u8>,
+        /// Squares each attacking man must attack (from one square attacking all of them).
+        roles: [u64; MAX_MEN],
+        cost: [u8; MAX_MEN],
         /// Where each attacking man may not stand (the mating king: next to K).
-        forbid: Vec<u64>,
+        forbid: [u64; MAX_MEN],
+        /// Blocking men already placed.
         used: u32,
-        flights: Vec<usize>,
+        flights: [usize; 8],
+        n_flights: usize,
         a_left: u32,
         steps: u32,
     }
 
     impl Assign<'_> {
-        fn white_total(&self) -> u32 {
-            self.cost.iter().map(|&c| c as u32).sum()
+        fn cost_with(&self, g: usize, bit: u64) -> u8 {
+            self.attackers[g].dist_attacking(self.t, self.roles[g] | bit, self.forbid[g])
         }
 
-        /// Can flights `i..` be covered with `m_left` moves for blocks and the mating side's
-        /// budget?
-        fn go(&mut self, i: usize, m_left: u32) -> bool {
+        /// Can flights `i..` be covered with `m_left` moves for blocks and what is left of the
+        /// mating side's budget?
+        fn go(&mut self, i: usize, m_left: u32, a_spent: u32) -> bool {
             self.steps += 1;
-            if self.steps > STEP_CAP || i == self.flights.len() {
+            if self.steps > STEP_CAP || i == self.n_flights {
                 return true;
             }
             let f = self.flights[i];
             let bit = 1u64 << f;
-            let total = self.white_total();
-            // Guarded at no extra cost: take it without branching (a relaxation: the man is not
-            // tied to that square, which only makes the bound weaker, never wrong).
+            // Guarded at no extra cost: take it without branching (the man is not tied to that
+            // square, which only makes the bound weaker, never wrong).
             for g in 0..self.attackers.len() {
-                let c =
-                    self.attackers[g].dist_attacking(self.t, self.roles[g] | bit, self.forbid[g]);
-                if c <= self.cost[g] && (self.roles[g] != 0 || c == 0) {
-                    return self.go(i + 1, m_left);
+                if (self.roles[g] != 0 || self.cost[g] == 0)
+                    && self.cost_with(g, bit) <= self.cost[g]
+                {
+                    return self.go(i + 1, m_left, a_spent);
                 }
             }
             for g in 0..self.attackers.len() {
-                let c =
-                    self.attackers[g].dist_attacking(self.t, self.roles[g] | bit, self.forbid[g]);
+                let c = self.cost_with(g, bit);
                 if c == INF {
                     continue;
                 }
                 let old = self.cost[g];
-                let new_total = total - old as u32 + c as u32;
-                if new_total > self.a_left {
+                let spent = a_spent - old as u32 + c as u32;
+                if spent > self.a_left {
                     continue;
                 }
                 let saved = self.roles[g];
                 self.roles[g] |= bit;
                 self.cost[g] = c;
-                let ok = self.go(i + 1, m_left);
+                let ok = self.go(i + 1, m_left, spent);
                 self.roles[g] = saved;
                 self.cost[g] = old;
                 if ok {
@@ -894,7 +988,7 @@ pub(super) mod reach {
                     continue;
                 }
                 self.used |= 1 << b;
-                let ok = self.go(i + 1, m_left - d);
+                let ok = self.go(i + 1, m_left - d, a_spent);
                 self.used &= !(1 << b);
                 if ok {
                     return true;
@@ -917,95 +1011,95 @@ pub(super) mod reach {
         let king = Man {
             form: Form::King,
             sq: pos.king(mated).index(),
-            color: mated,
+            color: mated.index(),
             castle: castle_targets(pos, mated),
         };
-        let blockers = men(pos, mated, false);
-        if blockers.len() > 32 {
-            return true;
-        }
-        let attackers = men(pos, !mated, true);
+        let blockers = Army::of(pos, mated, false);
+        let attackers = Army::of(pos, !mated, true);
         let mut a = Assign {
             t,
-            blockers: &blockers,
-            attackers: &attackers,
-            roles: vec![0; attackers.len()],
-            cost: vec![0; attackers.len()],
-            forbid: vec![0; attackers.len()],
+            blockers: blockers.men(),
+            attackers: attackers.men(),
+            roles: [0; MAX_MEN],
+            cost: [0; MAX_MEN],
+            forbid: [0; MAX_MEN],
             used: 0,
-            flights: Vec::with_capacity(8),
+            flights: [0; 8],
+            n_flights: 0,
             a_left,
             steps: 0,
         };
+        let a_king = attackers.men().iter().position(|m| m.form == Form::King);
         for k in 0..64usize {
             let dk = king.dist_to(t, k) as u32;
             if dk > m_left {
                 continue;
             }
+            if aim == Aim::Mate
+                && !attackers
+                    .men()
+                    .iter()
+                    .any(|m| m.form != Form::King && m.dist_attacking_one(t, k, 0) as u32 <= a_left)
+            {
+                continue;
+            }
             let ring = t.ring[k];
-            for (g, man) in attackers.iter().enumerate() {
-                a.forbid[g] = if man.form == Form::King {
-                    ring | 1 << k
-                } else {
-                    0
-                };
-                a.roles[g] = 0;
-                a.cost[g] = 0;
+            if let Some(g) = a_king {
+                a.forbid[g] = ring | 1 << k;
             }
-            a.used = 0;
-            a.flights.clear();
-            let mut r = ring;
-            while r != 0 {
-                let f = r.trailing_zeros() as usize;
-                r &= r - 1;
-                a.flights.push(f);
-            }
-            // Quick test: every flight must be coverable on its own.
+            // Quick test: every flight must be coverable on its own, and the flights no attacker
+            // can reach in time must be blocked within the budget.
             let m = m_left - dk;
             let mut must_block = 0u32;
-            let mut ok = true;
-            for &f in &a.flights {
-                let guard = attackers
+            let mut feasible = true;
+            a.n_flights = 0;
+            for f in bits(ring) {
+                a.flights[a.n_flights] = f;
+                a.n_flights += 1;
+                let guarded = attackers
+                    .men()
                     .iter()
                     .enumerate()
-                    .map(|(g, man)| man.dist_attacking(t, 1 << f, a.forbid[g]))
-                    .min()
-                    .unwrap_or(INF) as u32;
-                if guard <= a_left {
+                    .any(|(g, man)| man.dist_attacking_one(t, f, a.forbid[g]) as u32 <= a_left);
+                if guarded {
                     continue;
                 }
                 let block = blockers
+                    .men()
                     .iter()
                     .map(|b| b.dist_to(t, f))
                     .min()
                     .unwrap_or(INF) as u32;
-                if block > m {
-                    ok = false;
+                must_block += block;
+                if must_block > m {
+                    feasible = false;
                     break;
                 }
-                must_block += block;
             }
-            if !ok || must_block > m {
+            if !feasible {
                 continue;
             }
+            a.roles = [0; MAX_MEN];
+            a.cost = [0; MAX_MEN];
+            a.used = 0;
             match aim {
                 Aim::Stalemate => {
-                    if a.go(0, m) {
+                    if a.go(0, m, 0) {
                         return true;
                     }
                 }
                 Aim::Mate => {
-                    for (g, man) in attackers.iter().enumerate() {
+                    for (g, man) in attackers.men().iter().enumerate() {
                         if man.form == Form::King {
                             continue;
                         }
-                        let c = man.dist_attacking(t, 1 << k, 0);
+                        let c = man.dist_attacking_one(t, k, 0);
                         if c as u32 > a_left {
                             continue;
                         }
                         a.roles[g] = 1 << k;
                         a.cost[g] = c;
-                        let found = a.go(0, m);
+                        let found = a.go(0, m, c as u32);
                         a.roles[g] = 0;
                         a.cost[g] = 0;
                         if found {
@@ -1025,10 +1119,13 @@ pub(super) mod reach {
     mod tests {
         use super::*;
 
+        fn n(s: &str) -> usize {
+            Square::parse(s).unwrap().index()
+        }
+
         #[test]
         fn distances() {
             let t = tables();
-            let n = |s: &str| Square::parse(s).unwrap().index();
             assert_eq!(t.dist[Form::Knight as usize][n("a1")][n("b3")], 1);
             assert_eq!(t.dist[Form::Knight as usize][n("a1")][n("h8")], 6);
             assert_eq!(t.dist[Form::Bishop as usize][n("a1")][n("a2")], INF);
@@ -1038,6 +1135,13 @@ pub(super) mod reach {
             assert_eq!(t.pawn[0][n("e7")][Form::Queen as usize][n("a4")], 2);
             assert_eq!(t.pawn[1][n("b2")][Form::Knight as usize][n("a1")], 1);
             assert_eq!(t.pawn[1][n("b2")][Form::Pawn as usize][n("b1")], INF);
+            // A white knight on a1 attacks b3 already, b4 after a1-c2.
+            assert_eq!(t.att1[Form::Knight as usize * 2][n("a1")][n("b3")], 0);
+            assert_eq!(t.att1[Form::Knight as usize * 2][n("a1")][n("b4")], 1);
+            assert_eq!(t.att1[Form::Rook as usize * 2][n("a1")][n("a8")], 0);
+            // A white pawn on e7 attacks d8 already; h8 after promoting (e8=Q attacks h8).
+            assert_eq!(t.att1[0][n("e7")][n("d8")], 0);
+            assert_eq!(t.att1[0][n("e7")][n("h8")], 1);
         }
 
         #[test]
@@ -1048,6 +1152,9 @@ pub(super) mod reach {
             // A lone king cannot be mated by a lone king.
             let p = Position::from_fen("k7/8/8/8/8/8/8/7K b - - 0 1").unwrap();
             assert!(!goal_reachable(&p, Color::Black, Aim::Mate, 5, 5));
+            // Nor a king in the middle by a far knight in one move.
+            let p = Position::from_fen("8/8/8/3k4/8/8/8/N6K b - - 0 1").unwrap();
+            assert!(!goal_reachable(&p, Color::Black, Aim::Mate, 0, 1));
         }
     }
 }
