@@ -242,7 +242,7 @@ fn check(pick: impl Fn(f64) -> bool) {
             failures.push(format!("{id} {fen} {stip}: {}", problems.join("; ")));
         }
     }
-    slowest.sort_by(|a, b| b.0.cmp(&a.0));
+    slowest.sort_by_key(|b| std::cmp::Reverse(b.0));
     for (t, what) in slowest.iter().take(8) {
         eprintln!("  {:>8.3} s  {what}", t.as_secs_f64());
     }
