@@ -11,7 +11,11 @@ use stipula::render::popeye::{self, Notation};
 use stipula::solve::{Problem, SearchControl, Solver};
 
 #[derive(Parser)]
-#[command(name = "stipula", version, about = "Chess problem solver: verifies stipulations by exhaustive proof")]
+#[command(
+    name = "stipula",
+    version,
+    about = "Chess problem solver: verifies stipulations by exhaustive proof"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -106,18 +110,24 @@ enum Command {
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("STIPULA_LOG").unwrap_or_else(|_| "warn".into()),
+            tracing_subscriber::EnvFilter::try_from_env("STIPULA_LOG")
+                .unwrap_or_else(|_| "warn".into()),
         )
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
     match cli.command {
-        Command::Serve { addr, tt_entries, max_concurrent_solves } => {
+        Command::Serve {
+            addr,
+            tt_entries,
+            max_concurrent_solves,
+        } => {
             let defaults = stipula::service::ServeConfig::default();
             let config = stipula::service::ServeConfig {
                 addr,
                 tt_entries,
-                max_concurrent_solves: max_concurrent_solves.unwrap_or(defaults.max_concurrent_solves),
+                max_concurrent_solves: max_concurrent_solves
+                    .unwrap_or(defaults.max_concurrent_solves),
             };
             let runtime = match tokio::runtime::Runtime::new() {
                 Ok(r) => r,
@@ -127,7 +137,10 @@ fn main() -> ExitCode {
                 }
             };
             eprintln!("stipula: serving stipula.v1.ProblemSolver on {addr}");
-            match runtime.block_on(stipula::service::serve(config, stipula::service::shutdown_signal())) {
+            match runtime.block_on(stipula::service::serve(
+                config,
+                stipula::service::shutdown_signal(),
+            )) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("stipula: {e}");
@@ -241,21 +254,41 @@ fn main() -> ExitCode {
             };
             let secs = start.elapsed().as_secs_f64();
             println!("{total}");
-            eprintln!("{:.3} s, {:.1} M nodes/s", secs, total as f64 / secs.max(1e-9) / 1e6);
+            eprintln!(
+                "{:.3} s, {:.1} M nodes/s",
+                secs,
+                total as f64 / secs.max(1e-9) / 1e6
+            );
             ExitCode::SUCCESS
         }
-        Command::Bench { file, threads, tt_entries } => bench(&file, threads, tt_entries),
+        Command::Bench {
+            file,
+            threads,
+            tt_entries,
+        } => bench(&file, threads, tt_entries),
     }
 }
 
 /// A move reduced as the corpus compares moves: piece letter, squares, capture sign, promotion.
 fn normalise_move(text: &str) -> String {
-    let t = text.replace('N', "S").replace(" ep.", "").replace("ep.", "");
-    t.trim().trim_end_matches(['+', '#', ' ', '=']).trim().to_string()
+    let t = text
+        .replace('N', "S")
+        .replace(" ep.", "")
+        .replace("ep.", "");
+    t.trim()
+        .trim_end_matches(['+', '#', ' ', '='])
+        .trim()
+        .to_string()
 }
 
 fn corpus_strings(v: &serde_json::Value) -> Vec<String> {
-    v.as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect()).unwrap_or_default()
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Moves of a corpus solution line (`1.Kc3-d2 Qc1-c2 2.Kd2-e1 Qc2-e2 #`).
@@ -271,11 +304,21 @@ fn corpus_line(line: &str) -> Vec<String> {
 fn answer_matches(record: &serde_json::Value, tree: &stipula::solve::SolutionTree) -> bool {
     use std::collections::BTreeSet;
     if let Some(keys) = record.get("keys") {
-        let want: BTreeSet<String> = corpus_strings(keys).iter().map(|k| normalise_move(k)).collect();
-        let have: BTreeSet<String> = tree.solutions.iter().map(|n| normalise_move(&n.mv.long)).collect();
+        let want: BTreeSet<String> = corpus_strings(keys)
+            .iter()
+            .map(|k| normalise_move(k))
+            .collect();
+        let have: BTreeSet<String> = tree
+            .solutions
+            .iter()
+            .map(|n| normalise_move(&n.mv.long))
+            .collect();
         want == have
     } else {
-        let want: BTreeSet<Vec<String>> = corpus_strings(&record["solutions"]).iter().map(|l| corpus_line(l)).collect();
+        let want: BTreeSet<Vec<String>> = corpus_strings(&record["solutions"])
+            .iter()
+            .map(|l| corpus_line(l))
+            .collect();
         let have: BTreeSet<Vec<String>> = popeye::lines(&tree.solutions)
             .iter()
             .map(|line| line.iter().map(|n| normalise_move(&n.mv.long)).collect())
@@ -293,9 +336,16 @@ fn bench(file: &str, threads: usize, tt_entries: usize) -> ExitCode {
         }
     };
     let solver = Solver::new(tt_entries);
-    let options = SolveOptions { threads, ..SolveOptions::default() };
-    println!("{:<34} {:>8} {:>10} {:>12} {:>10} {:>9} {:>8}  answer", "problem", "stip", "seconds", "nodes", "Mnodes/s", "popeye s", "ratio");
-    let (mut log_time, mut log_ratio, mut n_time, mut n_ratio, mut wrong) = (0.0f64, 0.0f64, 0, 0, 0);
+    let options = SolveOptions {
+        threads,
+        ..SolveOptions::default()
+    };
+    println!(
+        "{:<34} {:>8} {:>10} {:>12} {:>10} {:>9} {:>8}  answer",
+        "problem", "stip", "seconds", "nodes", "Mnodes/s", "popeye s", "ratio"
+    );
+    let (mut log_time, mut log_ratio, mut n_time, mut n_ratio, mut wrong) =
+        (0.0f64, 0.0f64, 0, 0, 0);
     let (mut total_nodes, mut total_secs) = (0u64, 0.0f64);
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let record: serde_json::Value = match serde_json::from_str(line) {

@@ -6,7 +6,10 @@ mod common;
 use std::process::Command;
 
 fn stipula(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_stipula")).args(args).output().expect("run stipula")
+    Command::new(env!("CARGO_BIN_EXE_stipula"))
+        .args(args)
+        .output()
+        .expect("run stipula")
 }
 
 fn stderr(o: &std::process::Output) -> String {
@@ -15,7 +18,13 @@ fn stderr(o: &std::process::Output) -> String {
 
 #[test]
 fn solve_prints_key_threat_and_variations() {
-    let o = stipula(&["solve", "--threats", "--variations", "5Q2/8/2P1pP2/4k3/4P3/8/4N3/R3K2R w KQ - 0 1", "#3"]);
+    let o = stipula(&[
+        "solve",
+        "--threats",
+        "--variations",
+        "5Q2/8/2P1pP2/4k3/4P3/8/4N3/R3K2R w KQ - 0 1",
+        "#3",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("   1.Qf8-e7 ! threat:"), "{text}");
@@ -29,7 +38,12 @@ fn solve_json_is_the_solve_response() {
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(v["verdict"], "VERDICT_COOKED");
-    let mut keys: Vec<&str> = v["solutions"].as_array().unwrap().iter().map(|n| n["move"]["long"].as_str().unwrap()).collect();
+    let mut keys: Vec<&str> = v["solutions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["move"]["long"].as_str().unwrap())
+        .collect();
     keys.sort();
     assert_eq!(keys, ["Ka6-b6", "Se8-c7#"]);
     assert_eq!(v["solutions"][0]["move"]["uci"].as_str().unwrap().len(), 4);
@@ -39,10 +53,22 @@ fn solve_json_is_the_solve_response() {
 fn bad_input_is_refused_with_a_named_reason_and_exit_2() {
     for (args, needle) in [
         (vec!["solve", "8/8/8/8/8/8/8 w - - 0 1", "#2"], "board"),
-        (vec!["solve", "k7/K7/8/8/8/8/8/8 w - - 0 1", "#2"], "illegal position"),
-        (vec!["solve", "k7/8/2K5/8/8/8/8/8 w - - 0 1", "#99"], "beyond the limit"),
-        (vec!["solve", "k7/8/2K5/8/8/8/8/8 w - - 0 1", "x#2"], "unknown stipulation"),
-        (vec!["solve", "k7/8/2K5/8/8/8/8/8 w - - 0 1", "h#2"], "h#1.5"),
+        (
+            vec!["solve", "k7/K7/8/8/8/8/8/8 w - - 0 1", "#2"],
+            "illegal position",
+        ),
+        (
+            vec!["solve", "k7/8/2K5/8/8/8/8/8 w - - 0 1", "#99"],
+            "beyond the limit",
+        ),
+        (
+            vec!["solve", "k7/8/2K5/8/8/8/8/8 w - - 0 1", "x#2"],
+            "unknown stipulation",
+        ),
+        (
+            vec!["solve", "k7/8/2K5/8/8/8/8/8 w - - 0 1", "h#2"],
+            "h#1.5",
+        ),
         (vec!["perft", "not a fen", "2"], "FEN"),
     ] {
         let o = stipula(&args);
@@ -53,19 +79,39 @@ fn bad_input_is_refused_with_a_named_reason_and_exit_2() {
 
 #[test]
 fn validate_exit_codes() {
-    assert_eq!(stipula(&["validate", "4k3/8/8/8/8/8/8/4K3 w - - 0 1"]).status.code(), Some(0));
+    assert_eq!(
+        stipula(&["validate", "4k3/8/8/8/8/8/8/4K3 w - - 0 1"])
+            .status
+            .code(),
+        Some(0)
+    );
     let o = stipula(&["validate", "4k3/8/8/8/8/8/8/4K2R w Q - 0 1"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("a1"), "{}", String::from_utf8_lossy(&o.stdout));
-    assert_eq!(stipula(&["validate", "4k3/8/8 w - - 0 1"]).status.code(), Some(2));
-    let o = stipula(&["validate", "--json", "r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1"]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("a1"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_eq!(
+        stipula(&["validate", "4k3/8/8 w - - 0 1"]).status.code(),
+        Some(2)
+    );
+    let o = stipula(&[
+        "validate",
+        "--json",
+        "r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(v["legal"], true);
 }
 
 #[test]
 fn perft_counts() {
-    let o = stipula(&["perft", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", "3"]);
+    let o = stipula(&[
+        "perft",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "3",
+    ]);
     assert!(o.status.success());
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "97862");
 }
@@ -75,8 +121,10 @@ fn perft_counts() {
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release-mode test: cargo test --release")]
 fn agree_py_reports_every_core_problem_agreeing() {
-    let (Some(tool), Some(corpus)) = (common::shared_file("tools/agree.py"), common::shared_file("corpus/popeye-examples.jsonl"))
-    else {
+    let (Some(tool), Some(corpus)) = (
+        common::shared_file("tools/agree.py"),
+        common::shared_file("corpus/popeye-examples.jsonl"),
+    ) else {
         return;
     };
     let cmd = format!("{} solve --json", env!("CARGO_BIN_EXE_stipula"));

@@ -9,7 +9,9 @@ use stipula::problem::SolveOptions;
 use stipula::solve::{Problem, SearchControl, Solver};
 
 fn check(filter: impl Fn(&str) -> bool) {
-    let Some(lines) = common::corpus("corpus/popeye-examples.jsonl") else { return };
+    let Some(lines) = common::corpus("corpus/popeye-examples.jsonl") else {
+        return;
+    };
     let solver = Solver::new(1 << 20);
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -35,23 +37,48 @@ fn check(filter: impl Fn(&str) -> bool) {
             }
         };
         let want_tries = r.get("tries").map(common::strings);
-        let options = SolveOptions { tries: want_tries.as_ref().map(|_| 1), ..SolveOptions::default() };
-        let tree = solver.solve(&problem, &options, &SearchControl::default()).expect("solve");
-        let want: BTreeSet<String> = common::strings(&r["keys"]).iter().map(|k| common::norm(k)).collect();
-        let have: BTreeSet<String> = tree.solutions.iter().map(|n| common::norm(&n.mv.long)).collect();
+        let options = SolveOptions {
+            tries: want_tries.as_ref().map(|_| 1),
+            ..SolveOptions::default()
+        };
+        let tree = solver
+            .solve(&problem, &options, &SearchControl::default())
+            .expect("solve");
+        let want: BTreeSet<String> = common::strings(&r["keys"])
+            .iter()
+            .map(|k| common::norm(k))
+            .collect();
+        let have: BTreeSet<String> = tree
+            .solutions
+            .iter()
+            .map(|n| common::norm(&n.mv.long))
+            .collect();
         if want != have {
-            failures.push(format!("{id} {fen} {stip}: keys want {want:?} have {have:?}"));
+            failures.push(format!(
+                "{id} {fen} {stip}: keys want {want:?} have {have:?}"
+            ));
         }
         if let Some(t) = want_tries {
             let want: BTreeSet<String> = t.iter().map(|k| common::norm(k)).collect();
-            let have: BTreeSet<String> = tree.tries.iter().map(|n| common::norm(&n.mv.long)).collect();
+            let have: BTreeSet<String> = tree
+                .tries
+                .iter()
+                .map(|n| common::norm(&n.mv.long))
+                .collect();
             if want != have {
-                failures.push(format!("{id} {fen} {stip}: tries want {want:?} have {have:?}"));
+                failures.push(format!(
+                    "{id} {fen} {stip}: tries want {want:?} have {have:?}"
+                ));
             }
         }
     }
     eprintln!("{checked} problems checked, {} disagree", failures.len());
-    assert!(failures.is_empty(), "{} of {checked} disagree:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(checked > 0, "no problems matched the filter");
 }
 

@@ -20,7 +20,11 @@ fn grpcurl(args: &[&str]) -> Option<std::process::Output> {
 }
 
 fn start_server() -> (Server, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let addr = format!("127.0.0.1:{port}");
     let child = Command::new(env!("CARGO_BIN_EXE_stipula"))
         .args(["serve", "--addr", &addr, "--tt-entries", "100000"])
@@ -31,7 +35,10 @@ fn start_server() -> (Server, String) {
     let server = Server(child);
     let start = Instant::now();
     while TcpStream::connect(&addr).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(20), "server did not start on {addr}");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "server did not start on {addr}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     (server, addr)
@@ -52,7 +59,11 @@ fn grpcurl_lists_describes_and_solves() {
 
     let list = grpcurl(&["-plaintext", &addr, "list"]).unwrap();
     let list = String::from_utf8_lossy(&list.stdout);
-    for service in ["stipula.v1.ProblemSolver", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection"] {
+    for service in [
+        "stipula.v1.ProblemSolver",
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1.ServerReflection",
+    ] {
         assert!(list.contains(service), "{service} missing from:\n{list}");
     }
 
@@ -69,8 +80,19 @@ fn grpcurl_lists_describes_and_solves() {
         "options": {"threats": true, "variations": true}
     })
     .to_string();
-    let solved = grpcurl(&["-plaintext", "-d", &request, &addr, "stipula.v1.ProblemSolver/Solve"]).unwrap();
-    assert!(solved.status.success(), "{}", String::from_utf8_lossy(&solved.stderr));
+    let solved = grpcurl(&[
+        "-plaintext",
+        "-d",
+        &request,
+        &addr,
+        "stipula.v1.ProblemSolver/Solve",
+    ])
+    .unwrap();
+    assert!(
+        solved.status.success(),
+        "{}",
+        String::from_utf8_lossy(&solved.stderr)
+    );
     let via_grpc: serde_json::Value = serde_json::from_slice(&solved.stdout).expect("grpcurl JSON");
 
     let cli = Command::new(env!("CARGO_BIN_EXE_stipula"))
@@ -80,7 +102,17 @@ fn grpcurl_lists_describes_and_solves() {
     let via_cli: serde_json::Value = serde_json::from_slice(&cli.stdout).expect("CLI JSON");
     assert_eq!(without_stats(via_grpc), without_stats(via_cli));
 
-    let bad = grpcurl(&["-plaintext", "-d", r##"{"fen":"8/8 w - - 0 1","stipulation":"#2"}"##, &addr, "stipula.v1.ProblemSolver/Solve"])
-        .unwrap();
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("InvalidArgument"), "{}", String::from_utf8_lossy(&bad.stderr));
+    let bad = grpcurl(&[
+        "-plaintext",
+        "-d",
+        r##"{"fen":"8/8 w - - 0 1","stipulation":"#2"}"##,
+        &addr,
+        "stipula.v1.ProblemSolver/Solve",
+    ])
+    .unwrap();
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("InvalidArgument"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
 }

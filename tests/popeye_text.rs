@@ -22,8 +22,15 @@ fn canonical(text: &str) -> Vec<Tree> {
     for l in text.lines() {
         let t = l.trim();
         // Popeye's MoveNumbers option adds lines like ` 14  (Sd8-c6 )`: progress, not solution.
-        let move_number_line = t.ends_with(')') && t.split_whitespace().next().is_some_and(|w| w.parse::<u32>().is_ok());
-        if t.is_empty() || t.starts_with("solution finished") || t.starts_with("the side to play") || move_number_line {
+        let move_number_line = t.ends_with(')')
+            && t.split_whitespace()
+                .next()
+                .is_some_and(|w| w.parse::<u32>().is_ok());
+        if t.is_empty()
+            || t.starts_with("solution finished")
+            || t.starts_with("the side to play")
+            || move_number_line
+        {
             continue;
         }
         let indent = l.len() - l.trim_start().len();
@@ -38,7 +45,10 @@ fn canonical(text: &str) -> Vec<Tree> {
             }
             *i += 1;
             let children = build(lines, i, Some(ind));
-            out.push(Tree { text: t.clone(), children });
+            out.push(Tree {
+                text: t.clone(),
+                children,
+            });
         }
         out.sort();
         out
@@ -58,13 +68,17 @@ fn render_like_popeye(r: &serde_json::Value, solver: &Solver) -> Option<String> 
         variations: has("Variations"),
         ..SolveOptions::default()
     };
-    let tree = solver.solve(&problem, &options, &SearchControl::default()).ok()?;
+    let tree = solver
+        .solve(&problem, &options, &SearchControl::default())
+        .ok()?;
     Some(render(&tree, Notation::Long))
 }
 
 #[test]
 fn direct_play_output_matches_the_reference() {
-    let Some(lines) = common::corpus("corpus/popeye-examples.jsonl") else { return };
+    let Some(lines) = common::corpus("corpus/popeye-examples.jsonl") else {
+        return;
+    };
     let solver = Solver::new(1 << 20);
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -88,10 +102,18 @@ fn direct_play_output_matches_the_reference() {
         };
         let want = r["expected"].as_str().unwrap();
         if canonical(&have) != canonical(want) {
-            failures.push(format!("{} {} {stip}\n--- reference\n{want}\n--- stipula\n{have}", r["id"], r["fen"]));
+            failures.push(format!(
+                "{} {} {stip}\n--- reference\n{want}\n--- stipula\n{have}",
+                r["id"], r["fen"]
+            ));
         }
     }
     eprintln!("{checked} outputs compared, {} differ", failures.len());
     assert!(checked >= 20, "only {checked} problems compared");
-    assert!(failures.is_empty(), "{} of {checked} differ:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} differ:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

@@ -27,7 +27,11 @@ pub enum Notation {
 /// Renders a solution tree in Popeye's layout.
 pub fn render(tree: &SolutionTree, notation: Notation) -> String {
     let mut out = String::new();
-    let help_like = tree.solutions.iter().chain(&tree.set_play).any(|n| n.role == NodeRole::HelpMove);
+    let help_like = tree
+        .solutions
+        .iter()
+        .chain(&tree.set_play)
+        .any(|n| n.role == NodeRole::HelpMove);
     if help_like {
         for line in lines(&tree.set_play) {
             out.push_str(&format_line(&line, notation));
@@ -88,7 +92,12 @@ fn annotation(node: &SolutionNode) -> &'static str {
 
 fn write_first_move(out: &mut String, node: &SolutionNode, notation: Notation) {
     let mark = if node.role == NodeRole::Try { "?" } else { "!" };
-    let _ = writeln!(out, "   1.{} {mark}{}", move_text(node, notation), annotation(node));
+    let _ = writeln!(
+        out,
+        "   1.{} {mark}{}",
+        move_text(node, notation),
+        annotation(node)
+    );
     write_replies(out, node, notation);
 }
 
@@ -100,7 +109,13 @@ fn write_replies(out: &mut String, node: &SolutionNode, notation: Notation) {
                 out.push_str("    but\n");
                 but_written = true;
             }
-            let _ = writeln!(out, "{}{}...{} !", indent_defence(r.move_number), r.move_number, move_text(r, notation));
+            let _ = writeln!(
+                out,
+                "{}{}...{} !",
+                indent_defence(r.move_number),
+                r.move_number,
+                move_text(r, notation)
+            );
         } else {
             write_node(out, r, notation);
         }
@@ -163,7 +178,12 @@ fn format_line(line: &[&SolutionNode], notation: Notation) -> String {
     for (i, node) in line.iter().enumerate() {
         if i == 0 {
             let dots = if node.black_dots { "..." } else { "." };
-            let _ = write!(s, " {}{dots}{}", node.move_number, move_text(node, notation));
+            let _ = write!(
+                s,
+                " {}{dots}{}",
+                node.move_number,
+                move_text(node, notation)
+            );
         } else if node.black_dots {
             let _ = write!(s, " {}", move_text(node, notation));
         } else {

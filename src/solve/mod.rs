@@ -95,7 +95,9 @@ impl Solver {
         let span = tracing::info_span!("solve", stipulation = %problem.stipulation);
         let _guard = span.enter();
         let mut tree = match problem.stipulation.family {
-            Family::Direct | Family::SelfPlay | Family::Reflex => battle::solve(&self.tt, problem, options, control),
+            Family::Direct | Family::SelfPlay | Family::Reflex => {
+                battle::solve(&self.tt, problem, options, control)
+            }
             Family::Help => help::solve(&self.tt, problem, options, control),
             Family::Series(_) => series::solve(&self.tt, problem, options, control),
         };

@@ -122,7 +122,13 @@ impl MoveText {
 impl SolutionNode {
     /// A node for `mv` played in `pos`, with check / mate / stalemate flags filled in from the
     /// position after the move. `replies` empty.
-    pub fn new(pos: &Position, mv: &Move, role: NodeRole, move_number: u32, black_dots: bool) -> SolutionNode {
+    pub fn new(
+        pos: &Position,
+        mv: &Move,
+        role: NodeRole,
+        move_number: u32,
+        black_dots: bool,
+    ) -> SolutionNode {
         let after = pos.play(mv);
         let check = after.is_check();
         let no_moves = !after.has_legal_move();

@@ -7,11 +7,16 @@ use serde_json::Value;
 
 /// `../shared/<rel>` next to the crate, or None (after saying so loudly) when it is missing.
 pub fn shared_file(rel: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared").join(rel);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(rel);
     if p.exists() {
         Some(p)
     } else {
-        eprintln!("SKIPPED: {} not found (the ../shared data is needed for this test)", p.display());
+        eprintln!(
+            "SKIPPED: {} not found (the ../shared data is needed for this test)",
+            p.display()
+        );
         None
     }
 }
@@ -20,7 +25,12 @@ pub fn shared_file(rel: &str) -> Option<PathBuf> {
 pub fn corpus(rel: &str) -> Option<Vec<Value>> {
     let p = shared_file(rel)?;
     let text = std::fs::read_to_string(p).expect("read corpus");
-    Some(text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("json")).collect())
+    Some(
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect(),
+    )
 }
 
 /// A move reduced the way ../shared/tools/agree.py compares moves: piece letter, squares,
@@ -28,9 +38,18 @@ pub fn corpus(rel: &str) -> Option<Vec<Value>> {
 pub fn norm(text: &str) -> String {
     let t = text.replace('N', "S");
     let t = t.replace(" ep.", "").replace("ep.", "");
-    t.trim().trim_end_matches(['+', '#', ' ', '=']).trim().to_string()
+    t.trim()
+        .trim_end_matches(['+', '#', ' ', '='])
+        .trim()
+        .to_string()
 }
 
 pub fn strings(v: &Value) -> Vec<String> {
-    v.as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect()).unwrap_or_default()
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
