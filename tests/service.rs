@@ -582,3 +582,70 @@ async fn reflection_lists_and_describes_the_services() {
         .any(|s| s.name == "stipula.v1.ProblemSolver"));
     server.shutdown().await;
 }
+
+/// Every root-to-leaf path of a help-play tree, as `long` texts.
+fn lines(nodes: &[pb::SolutionNode]) -> BTreeSet<Vec<String>> {
+    let mut out = BTreeSet::new();
+    for n in nodes {
+        let mv = norm(&n.r#move.as_ref().expect("move").long);
+        if n.replies.is_empty() {
+            out.insert(vec![mv]);
+        } else {
+            for mut tail in lines(&n.replies) {
+                tail.insert(0, mv.clone());
+                out.insert(tail);
+            }
+        }
+    }
+    out
+}
+
+/// Streams a solve to its end: (progress events seen, final result).
+async fn stream_to_result(
+    client: &mut pb::problem_solver_client::ProblemSolverClient<tonic::transport::Channel>,
+    req: pb::SolveRequest,
+) -> (usize, pb::SolveResponse) {
+    let mut stream = client.solve_stream(req).await.unwrap().into_inner();
+    let (mut progress, mut result) = (0, None);
+    while let Some(e) = stream.next().await {
+        match e.unwrap().event.unwrap() {
+            pb::solve_event::Event::Progress(_) => progress += 1,
+            pb::solve_event::Event::Result(r) => result = Some(r),
+        }
+    }
+    (progress, result.expect("a result event"))
+}
+
+/// The acceptance check for help and self play over gRPC: an h#3 and an s#3 from the
+/// reference corpus, streamed with progress events, give the reference answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn help_and_self_play_stream_with_progress() {
+    let _serial = SERIAL.lock().await;
+    let server = TestServer::start(2).await;
+    let mut client = server.client().await;
+
+    // BEISPIEL castling problem: h#3 with White's 0-0-0 as the first reply.
+    let (progress, r) = stream_to_result(
+        &mut client,
+        request("8/8/8/1nk5/1rp5/6P1/8/R3K3 b Q - 0 1", "h#3"),
+    )
+    .await;
+    assert!(progress >= 1);
+    let want: BTreeSet<Vec<String>> = [vec![
+        "Kc5-d4", "0-0-0", "Kd4-c3", "Rd1-e1", "Sb5-d4", "Re1-e3",
+    ]]
+    .iter()
+    .map(|l| l.iter().map(|s| s.to_string()).collect())
+    .collect();
+    assert_eq!(lines(&r.solutions), want);
+
+    // An s#3 whose only key is 1.f5-f6.
+    let (progress, r) = stream_to_result(
+        &mut client,
+        request("2K3nr/1PPpp2p/3R3p/3pNPkP/3P4/3PP2Q/8/3B4 w - - 0 1", "s#3"),
+    )
+    .await;
+    assert!(progress >= 1);
+    assert_eq!(keys(&r), BTreeSet::from(["f5-f6".to_string()]));
+    assert_eq!(r.verdict, pb::Verdict::Solved as i32);
+}
