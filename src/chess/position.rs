@@ -21,6 +21,43 @@ const EP_KEYS: [u64; 8] = [
     0xe83a908ff2fb60ca,
 ];
 
+/// See `Position::check_squares`.
+#[derive(Clone, Copy)]
+struct CheckSquares {
+    /// By cozy piece index: destinations from which that man checks.
+    by_piece: [cozy_chess::BitBoard; 6],
+    discoverers: cozy_chess::BitBoard,
+}
+
+impl CheckSquares {
+    /// The destinations of `pm` that may give check.
+    #[inline(always)]
+    fn candidates(&self, pm: &cozy_chess::PieceMoves) -> cozy_chess::BitBoard {
+        if self.discoverers.has(pm.from) {
+            pm.to
+        } else {
+            pm.to & self.by_piece[pm.piece as usize]
+        }
+    }
+}
+
+/// Tells which moves of one position may give check (a superset of the checking moves).
+#[derive(Clone, Copy)]
+pub struct CheckHint(CheckSquares);
+
+impl CheckHint {
+    #[inline]
+    pub fn may_check(&self, m: &Move) -> bool {
+        let piece = m.role().to_cozy();
+        let pm = cozy_chess::PieceMoves {
+            piece,
+            from: m.raw.from,
+            to: m.raw.to.bitboard(),
+        };
+        !self.0.candidates(&pm).is_empty()
+    }
+}
+
 /// A position that passed validation: exactly the men, rights and side to move of a legal
 /// problem position. Cheap to copy; moves are made by copy (`play`).
 #[derive(Clone, PartialEq, Eq)]
@@ -235,6 +272,89 @@ impl Position {
         })
     }
 
+    /// Squares on which each kind of man of the side to move would give check, and the men whose
+    /// departure may uncover one: a cheap superset test for "this move checks".
+    fn check_squares(&self) -> CheckSquares {
+        use cozy_chess::{
+            get_between_rays, get_bishop_moves, get_bishop_rays, get_knight_moves,
+            get_pawn_attacks, get_rook_moves, get_rook_rays, BitBoard, Rank,
+        };
+        let b = &self.board;
+        let us = b.side_to_move();
+        let their_king = b.king(!us);
+        let occupied = b.occupied();
+        let ours = b.colors(us);
+        let diagonal = get_bishop_moves(their_king, occupied);
+        let orthogonal = get_rook_moves(their_king, occupied);
+        let sliders = ours
+            & ((get_bishop_rays(their_king) & (b.pieces(Piece::Bishop) | b.pieces(Piece::Queen)))
+                | (get_rook_rays(their_king) & (b.pieces(Piece::Rook) | b.pieces(Piece::Queen))));
+        let mut discoverers = BitBoard::EMPTY;
+        for s in sliders {
+            let between = get_between_rays(s, their_king) & occupied;
+            if between.len() == 1 && !(between & ours).is_empty() {
+                discoverers |= between;
+            }
+        }
+        // Any promotion may check, and an e.p. capture may open a line through the captured pawn.
+        let special = Rank::Eighth.relative_to(us).bitboard()
+            | b.en_passant().map_or(BitBoard::EMPTY, |f| {
+                cozy_chess::Square::new(f, Rank::Sixth.relative_to(us)).bitboard()
+            });
+        CheckSquares {
+            by_piece: [
+                get_pawn_attacks(their_king, !us) | special,
+                get_knight_moves(their_king),
+                diagonal,
+                orthogonal,
+                diagonal | orthogonal,
+                // The king checks only by uncovering, or by castling (encoded as taking his rook).
+                ours,
+            ],
+            discoverers,
+        }
+    }
+
+    /// Calls `f` with each legal move that gives check and the position after it, until `f`
+    /// returns true; returns whether it did. Moves that cannot check are not even played.
+    #[inline]
+    pub fn any_checking_successor(&self, mut f: impl FnMut(MoveKey, &Position) -> bool) -> bool {
+        let cs = self.check_squares();
+        self.board.generate_moves(|pm| {
+            let to = cs.candidates(&pm);
+            if to.is_empty() {
+                return false;
+            }
+            for raw in (cozy_chess::PieceMoves { to, ..pm }) {
+                let mut board = self.board.clone();
+                board.play_unchecked(raw);
+                if !board.checkers().is_empty() && f(MoveKey::from_raw(raw), &Position { board }) {
+                    return true;
+                }
+            }
+            false
+        })
+    }
+
+    /// Can the side to move mate at once? Only checking moves are tried.
+    #[inline]
+    pub fn has_mate_in_one(&self) -> bool {
+        self.any_checking_successor(|_, after| !after.has_legal_move())
+    }
+
+    /// True when the side to move has a legal move that surely gives no check (found without
+    /// playing anything). False may still mean such a move exists (discoveries are guessed
+    /// generously).
+    pub fn has_quiet_move(&self) -> bool {
+        let cs = self.check_squares();
+        self.board.generate_moves(|pm| pm.to != cs.candidates(&pm))
+    }
+
+    /// A cheap "may give check" test for the moves of this position, for move ordering.
+    pub fn check_hint(&self) -> CheckHint {
+        CheckHint(self.check_squares())
+    }
+
     /// The position after the move `key`, if it is legal here.
     #[inline]
     pub fn play_key(&self, key: MoveKey) -> Option<Position> {
@@ -314,4 +434,65 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     let mut list = MoveList::new();
     pos.legal_moves(&mut list);
     list.iter().map(|m| perft(&pos.play(m), depth - 1)).sum()
+}
+
+#[cfg(test)]
+mod check_filter_tests {
+    use super::*;
+
+    /// Every position within `depth` plies: the filtered checking moves are exactly the moves
+    /// that check, and a "quiet" move really exists when claimed.
+    fn walk(pos: &Position, depth: u32) {
+        let mut brute = Vec::new();
+        let mut any_quiet = false;
+        pos.any_successor(|k, after| {
+            if after.is_check() {
+                brute.push(k);
+            } else {
+                any_quiet = true;
+            }
+            false
+        });
+        let mut filtered = Vec::new();
+        pos.any_checking_successor(|k, _| {
+            filtered.push(k);
+            false
+        });
+        brute.sort_by_key(|k| k.raw());
+        filtered.sort_by_key(|k| k.raw());
+        assert_eq!(brute, filtered, "{pos:?}");
+        if pos.has_quiet_move() {
+            assert!(any_quiet, "{pos:?}");
+        }
+        let mates = pos.any_successor(|_, after| after.is_checkmate());
+        assert_eq!(mates, pos.has_mate_in_one(), "{pos:?}");
+        let hint = pos.check_hint();
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        for m in list.iter() {
+            if pos.play(m).is_check() {
+                assert!(hint.may_check(m), "{pos:?} {}", m.uci());
+            }
+        }
+        if depth > 0 {
+            for m in list.iter() {
+                walk(&pos.play(m), depth - 1);
+            }
+        }
+    }
+
+    #[test]
+    fn checking_moves_are_found_exactly() {
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "KR2N3/4P1P1/6QB/3N1pPB/n6P/rP6/ppkPP2P/3R4 w - f6 0 1",
+            "8/8/8/2k5/2pP4/8/B7/4K3 b - d3 0 1",
+            "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+        ] {
+            walk(&Position::from_fen(fen).unwrap(), 2);
+        }
+    }
 }

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use crate::chess::{Move, MoveKey, MoveList, Position};
+use crate::chess::{Move, MoveKey, MoveList, Position, MAX_MOVES};
 use crate::problem::{Aim, Family, SolveOptions};
 
 use super::tree::{NodeRole, SolutionNode};
@@ -66,7 +66,12 @@ pub(crate) struct Prover<'a> {
 }
 
 impl<'a> Prover<'a> {
-    pub(crate) fn new(tt: &'a TranspositionTable, control: &'a SearchControl, battle: Battle, aim: Aim) -> Self {
+    pub(crate) fn new(
+        tt: &'a TranspositionTable,
+        control: &'a SearchControl,
+        battle: Battle,
+        aim: Aim,
+    ) -> Self {
         // Distinct salts keep the proofs of different stipulation kinds apart in the shared table.
         let salt = match (battle, aim) {
             (Battle::Direct, Aim::Mate) => 0x5d1b_3a4f_9c27_e801,
@@ -78,7 +83,16 @@ impl<'a> Prover<'a> {
         };
         let slots = || (0..64).map(|_| AtomicU32::new(0)).collect();
         let history = (0..64 * 64).map(|_| AtomicU32::new(0)).collect();
-        Prover { tt, control, battle, aim, salt, attack_killers: slots(), defence_killers: slots(), history }
+        Prover {
+            tt,
+            control,
+            battle,
+            aim,
+            salt,
+            attack_killers: slots(),
+            defence_killers: slots(),
+            history,
+        }
     }
 
     fn stopped(&self) -> bool {
@@ -89,6 +103,10 @@ impl<'a> Prover<'a> {
     pub(crate) fn attack(&self, pos: &Position, n: u32) -> bool {
         if n == 0 || self.control.count_nodes(1) {
             return false;
+        }
+        if n == 1 && self.battle == Battle::Direct {
+            // Cheaper to look than to remember.
+            return self.attack_exact(pos, 1);
         }
         let key = pos.key() ^ self.salt;
         if let Some(e) = self.tt.probe(key) {
@@ -125,21 +143,40 @@ impl<'a> Prover<'a> {
         if n == 1 && self.battle == Battle::Direct {
             return self.reaches_aim_in_one(pos);
         }
+        // The last winner at this length first, before any list is made.
         let killer = self.killer(&self.attack_killers, n);
+        if let Some(after) = pos.play_key(killer) {
+            if self.defend(&after, n) {
+                return true;
+            }
+            if self.stopped() {
+                return false;
+            }
+        }
         if n >= 2 {
-            // Interior nodes are few and their subtrees large: order them (captures and moves
-            // near the enemy king first; the last winner at this length before all).
+            // Interior nodes are few and their subtrees large: order them (checks, captures and
+            // moves near the enemy king first).
             let mut moves = MoveList::new();
             pos.legal_moves(&mut moves);
             let their_king = pos.king(!pos.side_to_move());
-            moves.sort_unstable_by_key(|m| {
+            let hint = pos.check_hint();
+            let mut order = Order::new();
+            for (i, m) in moves.iter().enumerate() {
+                if m.key() == killer {
+                    continue;
+                }
                 let to = m.to();
                 let near = (to.file() as i8 - their_king.file() as i8)
                     .abs()
-                    .max((to.rank() as i8 - their_king.rank() as i8).abs());
-                (m.key() != killer, !m.is_capture(), near)
-            });
-            for m in moves.iter() {
+                    .max((to.rank() as i8 - their_king.rank() as i8).abs())
+                    as u32;
+                let score =
+                    (hint.may_check(m) as u32) << 5 | (m.is_capture() as u32) << 4 | (15 - near);
+                order.push(score, i);
+            }
+            order.sort();
+            for i in order.iter() {
+                let m = &moves[i];
                 if self.defend(&pos.play(m), n) {
                     self.set_killer(&self.attack_killers, n, m.key());
                     return true;
@@ -150,12 +187,7 @@ impl<'a> Prover<'a> {
             }
             return false;
         }
-        // Last move: no list, no ordering; the killer first.
-        if let Some(after) = pos.play_key(killer) {
-            if self.defend(&after, n) {
-                return true;
-            }
-        }
+        // Last move: no list, no ordering.
         pos.any_successor(|k, after| {
             if k == killer || self.stopped() {
                 return self.stopped();
@@ -171,7 +203,11 @@ impl<'a> Prover<'a> {
     /// Can the side to move reach the aim with one move?
     #[inline]
     fn reaches_aim_in_one(&self, pos: &Position) -> bool {
-        pos.any_successor(|_, after| aim_reached(self.aim, after))
+        match self.aim {
+            // Only checks can mate: the others are not even played.
+            Aim::Mate => pos.has_mate_in_one(),
+            Aim::Stalemate => pos.any_successor(|_, after| aim_reached(self.aim, after)),
+        }
     }
 
     fn killer(&self, slots: &[AtomicU32], n: u32) -> MoveKey {
@@ -190,44 +226,73 @@ impl<'a> Prover<'a> {
         }
         match self.battle {
             Battle::Direct => {
-                if !pos.has_legal_move() {
-                    // Mate or stalemate: the aim is reached, or play ended without it.
-                    return match self.aim {
-                        Aim::Mate => pos.is_check(),
-                        Aim::Stalemate => !pos.is_check(),
-                    };
+                if n <= 1 {
+                    // Only the end of play can be judged: mate or stalemate.
+                    return !pos.has_legal_move()
+                        && match self.aim {
+                            Aim::Mate => pos.is_check(),
+                            Aim::Stalemate => !pos.is_check(),
+                        };
                 }
-                n > 1 && self.every_defence_fails(pos, n, |after| !self.attack(after, n - 1))
+                // No move at all: mate or stalemate, the aim reached or play ended without it.
+                let ended = match self.aim {
+                    Aim::Mate => pos.is_check(),
+                    Aim::Stalemate => !pos.is_check(),
+                };
+                self.every_defence_fails(pos, n, ended, |after| !self.attack(after, n - 1))
             }
             Battle::SelfPlay => {
+                if n <= 1 && self.aim == Aim::Mate && pos.has_quiet_move() {
+                    // A move that gives no check cannot mate: he is not forced to.
+                    return false;
+                }
                 // A defence that reaches the aim concedes it: it is no defence.
-                pos.has_legal_move()
-                    && self.every_defence_fails(pos, n, |after| {
-                        !aim_reached(self.aim, after) && (n <= 1 || !self.attack(after, n - 1))
-                    })
+                self.every_defence_fails(pos, n, false, |after| {
+                    !aim_reached(self.aim, after) && (n <= 1 || !self.attack(after, n - 1))
+                })
             }
             Battle::Reflex => {
                 if self.reaches_aim_in_one(pos) {
                     return true; // he must
                 }
-                n > 1 && pos.has_legal_move() && self.every_defence_fails(pos, n, |after| !self.attack(after, n - 1))
+                n > 1 && self.every_defence_fails(pos, n, false, |after| !self.attack(after, n - 1))
             }
         }
     }
 
-    /// True when no defence in `pos` satisfies `refutes`. Refutations found before come first:
-    /// the last one at this length, then by how often each refuted (history).
+    /// True when no defence in `pos` satisfies `refutes` (`no_moves` when there is no move at
+    /// all). Refutations found before come first: the last one at this length, then by how
+    /// often each refuted (history).
     #[inline]
-    fn every_defence_fails(&self, pos: &Position, n: u32, refutes: impl Fn(&Position) -> bool) -> bool {
+    fn every_defence_fails(
+        &self,
+        pos: &Position,
+        n: u32,
+        no_moves: bool,
+        refutes: impl Fn(&Position) -> bool,
+    ) -> bool {
         let killer = self.killer(&self.defence_killers, n);
+        if let Some(after) = pos.play_key(killer) {
+            if refutes(&after) || self.stopped() {
+                return false;
+            }
+        }
         if n >= 2 {
             let mut moves = MoveList::new();
             pos.legal_moves(&mut moves);
-            moves.sort_unstable_by_key(|d| {
-                let h = self.history[history_index(d.key())].load(Relaxed);
-                (d.key() != killer, std::cmp::Reverse(h))
-            });
-            for d in moves.iter() {
+            if moves.is_empty() {
+                return no_moves;
+            }
+            let mut order = Order::new();
+            for (i, d) in moves.iter().enumerate() {
+                let k = d.key();
+                if k != killer {
+                    order.push(self.history[history_index(k)].load(Relaxed), i);
+                }
+            }
+            // Usually one of the first refutes: pick the best one at a time instead of sorting.
+            while let Some(i) = order.pick() {
+                let d = &moves[i];
                 if refutes(&pos.play(d)) || self.stopped() {
                     self.note_refutation(n, d.key());
                     return false;
@@ -235,12 +300,9 @@ impl<'a> Prover<'a> {
             }
             return true;
         }
-        if let Some(after) = pos.play_key(killer) {
-            if refutes(&after) {
-                return false;
-            }
-        }
+        let mut any = false;
         let refuted = pos.any_successor(|k, after| {
+            any = true;
             if k == killer {
                 return false;
             }
@@ -250,6 +312,9 @@ impl<'a> Prover<'a> {
             }
             r
         });
+        if !any {
+            return no_moves;
+        }
         !refuted && !self.stopped()
     }
 
@@ -265,13 +330,68 @@ impl<'a> Prover<'a> {
         let after = pos.play(d);
         match self.battle {
             Battle::Direct | Battle::Reflex => n <= 1 || !self.attack(&after, n - 1),
-            Battle::SelfPlay => !aim_reached(self.aim, &after) && (n <= 1 || !self.attack(&after, n - 1)),
+            Battle::SelfPlay => {
+                !aim_reached(self.aim, &after) && (n <= 1 || !self.attack(&after, n - 1))
+            }
         }
     }
 
     /// Shortest number of attacker moves (≤ `max`) that wins from `pos` (attacker to move).
     pub(crate) fn shortest_attack(&self, pos: &Position, max: u32) -> Option<u32> {
         (1..=max).find(|&k| self.attack(pos, k))
+    }
+}
+
+/// Move indices by score, best first; equal scores in generation order. No allocation.
+struct Order {
+    keys: [u32; MAX_MOVES],
+    len: usize,
+    next: usize,
+}
+
+impl Order {
+    fn new() -> Order {
+        Order {
+            keys: [0; MAX_MOVES],
+            len: 0,
+            next: 0,
+        }
+    }
+
+    /// Scores above 2^23 are treated alike.
+    #[inline]
+    fn push(&mut self, score: u32, index: usize) {
+        self.keys[self.len] = score.min(0xff_ffff) << 8 | (255 - index as u32);
+        self.len += 1;
+    }
+
+    fn sort(&mut self) {
+        self.keys[..self.len].sort_unstable_by(|a, b| b.cmp(a));
+    }
+
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.keys[..self.len]
+            .iter()
+            .map(|k| 255 - (k & 0xff) as usize)
+    }
+
+    /// The best of the rest (selection, for lists rarely walked to the end).
+    #[inline]
+    fn pick(&mut self) -> Option<usize> {
+        if self.next >= self.len {
+            return None;
+        }
+        let rest = &mut self.keys[self.next..self.len];
+        let mut best = 0;
+        for (i, &k) in rest.iter().enumerate().skip(1) {
+            if k > rest[best] {
+                best = i;
+            }
+        }
+        rest.swap(0, best);
+        let k = rest[0];
+        self.next += 1;
+        Some(255 - (k & 0xff) as usize)
     }
 }
 
@@ -292,7 +412,14 @@ impl TreeBuilder<'_, '_> {
 
     /// The node for the attacker's move `m` in `pos` that wins in `k` moves, with its threat and
     /// variations when asked for. `number` is the move's number in the solution.
-    pub(crate) fn attacker_node(&self, pos: &Position, m: &Move, k: u32, role: NodeRole, number: u32) -> SolutionNode {
+    pub(crate) fn attacker_node(
+        &self,
+        pos: &Position,
+        m: &Move,
+        k: u32,
+        role: NodeRole,
+        number: u32,
+    ) -> SolutionNode {
         let mut node = SolutionNode::new(pos, m, role, number, false);
         if self.wants_play() && !self.prover.control.is_stopped() {
             let after = pos.play(m);
@@ -304,21 +431,45 @@ impl TreeBuilder<'_, '_> {
     /// Threat and variations after an attacker's move (position `after`, defender to move; the
     /// move counted as the `k`-th from here, so `k - 1` remain). `refutations` are left out of the
     /// variations (they are shown as refutations of a try).
-    pub(crate) fn add_play(&self, after: &Position, k: u32, number: u32, node: &mut SolutionNode, refutations: &[Move]) {
+    pub(crate) fn add_play(
+        &self,
+        after: &Position,
+        k: u32,
+        number: u32,
+        node: &mut SolutionNode,
+        refutations: &[Move],
+    ) {
         if node.flags.mate || node.flags.stalemate || !after.has_legal_move() {
             return;
         }
         // Without threats (Popeye's NoThreat) there is no zugzwang mark and no variation is
         // suppressed for the threat's sake.
-        let threat = if self.options.threats { self.add_threat(after, k, number, node) } else { None };
+        let threat = if self.options.threats {
+            self.add_threat(after, k, number, node)
+        } else {
+            None
+        };
         if self.options.variations {
-            self.add_variations(after, k, number, &mut node.replies, refutations, threat.as_ref());
+            self.add_variations(
+                after,
+                k,
+                number,
+                &mut node.replies,
+                refutations,
+                threat.as_ref(),
+            );
         }
     }
 
     /// The threat after an attacker's move: what he would do if the defender could pass. Sets the
     /// zugzwang flag when nothing is threatened; returns the threat moves and their length.
-    fn add_threat(&self, after: &Position, k: u32, number: u32, node: &mut SolutionNode) -> Option<(Vec<Move>, u32)> {
+    fn add_threat(
+        &self,
+        after: &Position,
+        k: u32,
+        number: u32,
+        node: &mut SolutionNode,
+    ) -> Option<(Vec<Move>, u32)> {
         let p = self.prover;
         if after.is_check() || k <= 1 {
             return None;
@@ -387,7 +538,11 @@ impl TreeBuilder<'_, '_> {
             // Popeye's convention: a defence is no variation when it lets the attacker win faster
             // than the threat, or when every threat move still works after it.
             if let Some((threat_moves, t)) = threat {
-                if j < *t || threat_moves.iter().all(|tm| threat_still_works(p, &after_d, tm, *t)) {
+                if j < *t
+                    || threat_moves
+                        .iter()
+                        .all(|tm| threat_still_works(p, &after_d, tm, *t))
+                {
                     continue;
                 }
             }
@@ -421,7 +576,11 @@ pub(crate) fn winning_moves(p: &Prover, pos: &Position, k: u32) -> Vec<Move> {
     if p.battle == Battle::Reflex && reaches_aim_in_one(p.aim, pos, &moves) {
         return Vec::new();
     }
-    moves.iter().copied().filter(|m| p.defend(&pos.play(m), k)).collect()
+    moves
+        .iter()
+        .copied()
+        .filter(|m| p.defend(&pos.play(m), k))
+        .collect()
 }
 
 /// Solves a battle problem: keys (shortest first), tries and set play as asked.
@@ -434,7 +593,10 @@ pub(crate) fn solve(
     let stip = problem.stipulation;
     let battle = Battle::of(stip.family).expect("battle family");
     let prover = Prover::new(tt, control, battle, stip.aim);
-    let builder = TreeBuilder { prover: &prover, options };
+    let builder = TreeBuilder {
+        prover: &prover,
+        options,
+    };
     let pos = &problem.position;
     let n = stip.moves;
 
@@ -481,7 +643,10 @@ pub(crate) fn solve(
     }
 
     let mut tries = Vec::new();
-    if let Some(max_refutations) = options.tries.filter(|_| !reflex_blocked && !control.is_stopped()) {
+    if let Some(max_refutations) = options
+        .tries
+        .filter(|_| !reflex_blocked && !control.is_stopped())
+    {
         for (i, m) in moves.iter().enumerate() {
             if key_len[i].is_some() || control.is_stopped() {
                 continue;
@@ -498,13 +663,17 @@ pub(crate) fn solve(
                     }
                 }
             }
-            if refutations.is_empty() || refutations.len() as u32 > max_refutations || control.is_stopped() {
+            if refutations.is_empty()
+                || refutations.len() as u32 > max_refutations
+                || control.is_stopped()
+            {
                 continue;
             }
             let mut node = SolutionNode::new(pos, m, NodeRole::Try, 1, false);
             builder.add_play(&after, n, 1, &mut node, &refutations);
             for r in &refutations {
-                node.replies.push(SolutionNode::new(&after, r, NodeRole::Refutation, 1, true));
+                node.replies
+                    .push(SolutionNode::new(&after, r, NodeRole::Refutation, 1, true));
             }
             tries.push(node);
         }
@@ -513,11 +682,17 @@ pub(crate) fn solve(
     let mut set_play = Vec::new();
     if options.set_play && !control.is_stopped() {
         if let Some(passed) = pos.pass() {
-            let set_options = SolveOptions { variations: true, ..options.clone() };
-            let set_builder = TreeBuilder { prover: &prover, options: &set_options };
+            let set_options = SolveOptions {
+                variations: true,
+                ..options.clone()
+            };
+            let set_builder = TreeBuilder {
+                prover: &prover,
+                options: &set_options,
+            };
             set_builder.add_variations(&passed, n, 1, &mut set_play, &[], None);
         }
     }
 
-    super::finish_tree(problem, solutions, tries, set_play, control, None)
+    super::finish_tree(problem, solutions, tries, set_play, control, Some(1))
 }
