@@ -2,8 +2,8 @@
 //! the same set of solution lines, compared the way ../shared/tools/agree.py compares them, and
 //! the same set play where the corpus lists it. Run in release: `cargo test --release --test
 //! help_series`. `STIPULA_ONLY=<id substring>` restricts the corpus tests to matching problems;
-//! `STIPULA_VERBOSE=1` reports each problem as it is solved; `STIPULA_BUDGET=<nodes>` gives up
-//! (and fails) on problems that need more nodes.
+//! `STIPULA_VERBOSE=1` reports each problem as it is solved; `STIPULA_BUDGET=<nodes>` and
+//! `STIPULA_SECONDS=<s>` give up (and fail) on problems that need more.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -140,6 +140,10 @@ fn check(pick: impl Fn(f64) -> bool) {
     let budget = std::env::var("STIPULA_BUDGET")
         .ok()
         .and_then(|b| b.parse().ok());
+    let seconds = std::env::var("STIPULA_SECONDS")
+        .ok()
+        .and_then(|b| b.parse().ok())
+        .map(Duration::from_secs_f64);
     let solver = Solver::new(1 << 22);
     let started = Instant::now();
     let (mut help, mut series, mut failures) = ((0, 0), (0, 0), Vec::new());
@@ -190,7 +194,7 @@ fn check(pick: impl Fn(f64) -> bool) {
             eprintln!("solving {id} {fen} {stip} (popeye {popeye} s)");
         }
         let t0 = Instant::now();
-        let control = SearchControl::new(budget, None);
+        let control = SearchControl::new(budget, seconds);
         let tree = solver.solve(&problem, &options, &control).expect("solve");
         let took = t0.elapsed();
         if verbose || took.as_secs_f64() > 5.0 {

@@ -16,7 +16,7 @@
 //! known; a fully searched subtree without a solution is stored so. These facts depend only on the
 //! position (side to move included) and `k`, so they hold across problems and requests.
 
-use crate::chess::{Color, MoveList, Position};
+use crate::chess::{Color, Move, MoveKind, MoveList, Position, Role, Square};
 use crate::problem::{Aim, SolveOptions};
 
 use super::{
@@ -71,6 +71,97 @@ pub(super) fn aim_reached(aim: Aim, pos: &Position) -> bool {
     match aim {
         Aim::Mate => pos.is_check() && !pos.has_legal_move(),
         Aim::Stalemate => !pos.is_check() && !pos.has_legal_move(),
+    }
+}
+
+/// Which moves of the side to move may give check: a cheap over-approximation (the piece lands
+/// on a square attacking the enemy king, or leaves a line of one of its own line pieces to it,
+/// or castles, takes e.p. or promotes), so that only those need to be played when only a mate will do.
+pub(super) struct CheckFilter {
+    /// Per role: the squares from which such a man would give check.
+    by_role: [u64; 6],
+    /// Men of the side to move that stand between one of their line pieces and the enemy king.
+    discoverers: u64,
+}
+
+impl CheckFilter {
+    pub(super) fn new(pos: &Position) -> CheckFilter {
+        const DIAG: [(i8, i8); 4] = [(1, 1), (-1, 1), (-1, -1), (1, -1)];
+        const ORTH: [(i8, i8); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
+        const KNIGHT: [(i8, i8); 8] = [
+            (1, 2),
+            (2, 1),
+            (2, -1),
+            (1, -2),
+            (-1, -2),
+            (-2, -1),
+            (-2, 1),
+            (-1, 2),
+        ];
+        let side = pos.side_to_move();
+        let king = pos.king(!side);
+        let occupied = pos.occupied();
+        let own = pos.pieces(side);
+        let bit = |s: Square| 1u64 << s.index();
+        let mut by_role = [0u64; 6];
+        let mut discoverers = 0u64;
+        for (dirs, line_role) in [(DIAG, Role::Bishop), (ORTH, Role::Rook)] {
+            let mut rays = 0u64;
+            for (df, dr) in dirs {
+                let mut s = king;
+                let mut first: Option<Square> = None;
+                while let Some(n) = s.offset(df, dr) {
+                    s = n;
+                    if first.is_none() {
+                        rays |= bit(n);
+                    }
+                    if !occupied.contains(n) {
+                        continue;
+                    }
+                    match first {
+                        None if own.contains(n) => first = Some(n),
+                        None => break,
+                        Some(f) => {
+                            if let Some((c, r)) = pos.piece_at(n) {
+                                if c == side && (r == line_role || r == Role::Queen) {
+                                    discoverers |= bit(f);
+                                }
+                            }
+                            break;
+                        }
+                    }
+                }
+            }
+            by_role[line_role as usize] = rays;
+            by_role[Role::Queen as usize] |= rays;
+        }
+        for (df, dr) in KNIGHT {
+            if let Some(s) = king.offset(df, dr) {
+                by_role[Role::Knight as usize] |= bit(s);
+            }
+        }
+        let behind = if side == Color::White { -1 } else { 1 };
+        for df in [-1, 1] {
+            if let Some(s) = king.offset(df, behind) {
+                by_role[Role::Pawn as usize] |= bit(s);
+            }
+        }
+        CheckFilter {
+            by_role,
+            discoverers,
+        }
+    }
+
+    #[inline]
+    pub(super) fn may_check(&self, mv: &Move) -> bool {
+        // A promoting pawn may check along the line it has just left: always a candidate.
+        if mv.is_castle() || mv.kind() == MoveKind::EnPassant || mv.promotion().is_some() {
+            return true;
+        }
+        if self.discoverers >> mv.from().index() & 1 == 1 {
+            return true;
+        }
+        self.by_role[mv.role() as usize] >> mv.to().index() & 1 == 1
     }
 }
 
@@ -223,9 +314,13 @@ impl HelpSearch<'_> {
                 self.halted = true;
                 return out;
             }
+            // Only a checking move can mate: only those are played.
+            let checks = (self.aim == Aim::Mate).then(|| CheckFilter::new(pos));
             for mv in moves.iter() {
+                if checks.as_ref().is_some_and(|c| !c.may_check(mv)) {
+                    continue;
+                }
                 let after = pos.play(mv);
-                // Only a checking move can mate: test that first, it is free after the move.
                 if self.aim == Aim::Mate && !after.is_check() {
                     continue;
                 }
@@ -365,6 +460,44 @@ mod tests {
         (tree, out)
     }
 
+    /// The check filter never drops a checking move (random walks from varied positions).
+    #[test]
+    fn check_filter_keeps_every_check() {
+        let fens = [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "2n5/PP1kP1N1/1r6/q7/8/6p1/5pPp/5K2 b - - 0 1",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut checked = 0;
+        for fen in fens {
+            for _walk in 0..20 {
+                let mut pos = Position::from_fen(fen).unwrap();
+                for _ply in 0..60 {
+                    let mut moves = MoveList::new();
+                    pos.legal_moves(&mut moves);
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let filter = CheckFilter::new(&pos);
+                    for mv in moves.iter() {
+                        if pos.play(mv).is_check() {
+                            assert!(filter.may_check(mv), "{} {}", pos.to_fen(), mv.uci());
+                            checked += 1;
+                        }
+                    }
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    pos = pos.play(&moves[(seed % moves.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(checked > 500, "{checked}");
+    }
+
     #[test]
     fn numbering_follows_popeye() {
         let black = Numbering::new(Color::Black);
@@ -459,6 +592,8 @@ pub(super) mod reach {
     const STEP_CAP: u32 = 4_000;
     /// At most this many men per side (more only in illegal positions).
     const MAX_MEN: usize = 16;
+    /// Every square.
+    const ALL: u64 = u64::MAX;
 
     /// What a man is or may become: the index into the distance tables.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -503,6 +638,8 @@ pub(super) mod reach {
         pawn: Vec<[[[u8; 64]; 5]; 64]>,
         /// `[color][from][to]`: moves of a pawn to stand on `to` in any form.
         pawn_any: Vec<Grid>,
+        /// `[color][from]`: moves of a pawn to promote.
+        promote: [[u8; 64]; 2],
         /// `[form * 2 + color][from][target]`: moves of a man to stand (in any form it may
         /// take) on a square attacking `target` on an empty board; kings without castling.
         att1: Vec<Grid>,
@@ -670,13 +807,18 @@ pub(super) mod reach {
             }
             let mut pawn = vec![[[[INF; 64]; 5]; 64]; 2];
             let mut pawn_any = vec![[[INF; 64]; 64]; 2];
+            let mut promote = [[INF; 64]; 2];
             for color in Color::ALL {
                 let c = color.index();
                 for from in 0..64 {
                     pawn[c][from] = pawn_bfs(color, from);
+                    let last = if color == Color::White { 7 } else { 0 };
                     for to in 0..64 {
                         pawn_any[c][from][to] =
                             (0..5).map(|g| pawn[c][from][g][to]).min().unwrap_or(INF);
+                        if to / 8 == last {
+                            promote[c][from] = promote[c][from].min(pawn_any[c][from][to]);
+                        }
                     }
                 }
             }
@@ -743,6 +885,7 @@ pub(super) mod reach {
                 dist,
                 pawn,
                 pawn_any,
+                promote,
                 att1,
                 attackers,
                 ring,
@@ -806,23 +949,35 @@ pub(super) mod reach {
             }
         }
 
-        /// Moves to stand on a square, not in `forbid`, that attacks `target`.
-        fn dist_attacking_one(&self, t: &Tables, target: usize, forbid: u64) -> u8 {
+        /// Moves to stand on a square of `allowed` that attacks `target`.
+        fn dist_attacking_one(&self, t: &Tables, target: usize, allowed: u64) -> u8 {
             if self.form == Form::King {
-                return bits(t.ring[target] & !forbid)
+                return bits(t.ring[target] & allowed)
                     .map(|a| self.king_dist(t, a))
                     .min()
                     .unwrap_or(INF);
+            }
+            if allowed != ALL {
+                return self.dist_attacking(t, 1 << target, allowed);
             }
             let att = &t.att1[self.form as usize * 2 + self.color];
             self.rook_castled(att[self.sq][target], |s| att[s][target])
         }
 
-        /// Moves to stand (in some form) on a square, not in `forbid`, that attacks every square
-        /// of `targets`.
-        fn dist_attacking(&self, t: &Tables, targets: u64, forbid: u64) -> u8 {
-            if targets.count_ones() == 1 {
-                return self.dist_attacking_one(t, targets.trailing_zeros() as usize, forbid);
+        /// Moves to stand (in some form) on a square of `allowed` that attacks every square of
+        /// `targets` (any square of `allowed` when there are no targets).
+        fn dist_attacking(&self, t: &Tables, targets: u64, allowed: u64) -> u8 {
+            if targets == 0 {
+                if allowed == ALL {
+                    return 0;
+                }
+                return bits(allowed)
+                    .map(|a| self.dist_to(t, a))
+                    .min()
+                    .unwrap_or(INF);
+            }
+            if targets.count_ones() == 1 && (allowed == ALL || self.form == Form::King) {
+                return self.dist_attacking_one(t, targets.trailing_zeros() as usize, allowed);
             }
             let forms: &[Form] = match self.form {
                 Form::Pawn => &[
@@ -840,7 +995,7 @@ pub(super) mod reach {
             };
             let mut best = INF;
             for &form in forms {
-                let cand = bits(targets).fold(!forbid, |c, s| {
+                let cand = bits(targets).fold(allowed, |c, s| {
                     c & t.attackers[form as usize][self.color][s]
                 });
                 for a in bits(cand) {
@@ -919,12 +1074,34 @@ pub(super) mod reach {
         c
     }
 
+    /// The squares beyond `s` on the line from `k` through `s` (empty unless they are aligned).
+    fn ray_beyond(k: usize, s: usize) -> u64 {
+        let (kf, kr) = ((k % 8) as i32, (k / 8) as i32);
+        let (sf, sr) = ((s % 8) as i32, (s / 8) as i32);
+        let (df, dr) = (sf - kf, sr - kr);
+        if k == s || !(df == 0 || dr == 0 || df.abs() == dr.abs()) {
+            return 0;
+        }
+        let (df, dr) = (df.signum(), dr.signum());
+        let mut out = 0u64;
+        let (mut f, mut r) = (sf + df, sr + dr);
+        while let Some(x) = sq(f, r) {
+            out |= 1 << x;
+            f += df;
+            r += dr;
+        }
+        out
+    }
+
     struct Assign<'a> {
         t: &'a Tables,
+        /// The mated side's men other than its king.
         blockers: &'a [Man],
         attackers: &'a [Man],
         /// Squares each attacking man must attack (from one square attacking all of them).
         roles: [u64; MAX_MEN],
+        /// Squares each attacking man may end on.
+        stand: [u64; MAX_MEN],
         cost: [u8; MAX_MEN],
         /// Where each attacking man may not stand (the mating king: next to K).
         forbid: [u64; MAX_MEN],
@@ -932,50 +1109,70 @@ pub(super) mod reach {
         used: u32,
         flights: [usize; 8],
         n_flights: usize,
+        /// The mated king's square.
+        king: usize,
+        /// The mated side's budget before its king walks (a pawn's blocker must reach in it).
+        m_total: u32,
         a_left: u32,
+        /// Stalemate: the mated side's pawns must be unable to move too.
+        pawns: bool,
         steps: u32,
     }
 
     impl Assign<'_> {
-        fn cost_with(&self, g: usize, bit: u64) -> u8 {
-            self.attackers[g].dist_attacking(self.t, self.roles[g] | bit, self.forbid[g])
+        fn cost_with(&self, g: usize, roles: u64, stand: u64) -> u8 {
+            self.attackers[g].dist_attacking(self.t, roles, stand & !self.forbid[g])
         }
 
-        /// Can flights `i..` be covered with `m_left` moves for blocks and what is left of the
-        /// mating side's budget?
+        /// Tries `g` with extra `roles` and `stand` restrictions, then continues with `next`.
+        fn try_attacker(
+            &mut self,
+            g: usize,
+            roles: u64,
+            stand: u64,
+            a_spent: u32,
+            next: impl FnOnce(&mut Self, u32) -> bool,
+        ) -> bool {
+            let (old_roles, old_stand, old_cost) = (self.roles[g], self.stand[g], self.cost[g]);
+            let c = self.cost_with(g, old_roles | roles, old_stand & stand);
+            if c == INF {
+                return false;
+            }
+            let spent = a_spent - old_cost as u32 + c as u32;
+            if spent > self.a_left {
+                return false;
+            }
+            self.roles[g] |= roles;
+            self.stand[g] &= stand;
+            self.cost[g] = c;
+            let ok = next(self, spent);
+            self.roles[g] = old_roles;
+            self.stand[g] = old_stand;
+            self.cost[g] = old_cost;
+            ok
+        }
+
+        /// Can flights `i..` (then the pawns) be covered with `m_left` moves of the mated side
+        /// and what is left of the mating side's budget?
         fn go(&mut self, i: usize, m_left: u32, a_spent: u32) -> bool {
             self.steps += 1;
-            if self.steps > STEP_CAP || i == self.n_flights {
+            if self.steps > STEP_CAP {
                 return true;
+            }
+            if i == self.n_flights {
+                return !self.pawns || self.go_pawns(0, m_left, a_spent, 0);
             }
             let f = self.flights[i];
             let bit = 1u64 << f;
             // Guarded at no extra cost: take it without branching (the man is not tied to that
             // square, which only makes the bound weaker, never wrong).
             for g in 0..self.attackers.len() {
-                if (self.roles[g] != 0 || self.cost[g] == 0)
-                    && self.cost_with(g, bit) <= self.cost[g]
-                {
+                if self.cost_with(g, self.roles[g] | bit, self.stand[g]) <= self.cost[g] {
                     return self.go(i + 1, m_left, a_spent);
                 }
             }
             for g in 0..self.attackers.len() {
-                let c = self.cost_with(g, bit);
-                if c == INF {
-                    continue;
-                }
-                let old = self.cost[g];
-                let spent = a_spent - old as u32 + c as u32;
-                if spent > self.a_left {
-                    continue;
-                }
-                let saved = self.roles[g];
-                self.roles[g] |= bit;
-                self.cost[g] = c;
-                let ok = self.go(i + 1, m_left, spent);
-                self.roles[g] = saved;
-                self.cost[g] = old;
-                if ok {
+                if self.try_attacker(g, bit, ALL, a_spent, |s, spent| s.go(i + 1, m_left, spent)) {
                     return true;
                 }
             }
@@ -992,6 +1189,73 @@ pub(super) mod reach {
                 self.used &= !(1 << b);
                 if ok {
                     return true;
+                }
+            }
+            false
+        }
+
+        /// Stalemate: can the mated side's pawns from index `j` on (those not blocking flights)
+        /// end unable to move? Each is captured (a move of the mating side), promotes (and is
+        /// then assumed immobile), or ends on a square whose square ahead is occupied (by the
+        /// mated king, by a man of its own side that can get there, or by an attacking man), or
+        /// pinned against the king.
+        fn go_pawns(&mut self, j: usize, m_left: u32, a_spent: u32, captures: u32) -> bool {
+            self.steps += 1;
+            if self.steps > STEP_CAP {
+                return true;
+            }
+            let Some(x) = (j..self.blockers.len())
+                .find(|&b| self.blockers[b].form == Form::Pawn && self.used >> b & 1 == 0)
+            else {
+                return true;
+            };
+            let pawn = self.blockers[x];
+            let t = self.t;
+            // Captured: one move of the mating side for each.
+            if captures < self.a_left && self.go_pawns(x + 1, m_left, a_spent, captures + 1) {
+                return true;
+            }
+            let promote = t.promote[pawn.color][pawn.sq] as u32;
+            if promote <= m_left && self.go_pawns(x + 1, m_left - promote, a_spent, captures) {
+                return true;
+            }
+            let forward: i32 = if pawn.color == Color::White.index() {
+                8
+            } else {
+                -8
+            };
+            let cone = &t.pawn[pawn.color][pawn.sq][Form::Pawn as usize];
+            for d in 0..=m_left.min(6) {
+                for (s, _) in cone.iter().enumerate().filter(|(_, &c)| c as u32 == d) {
+                    let ahead = (s as i32 + forward) as usize;
+                    let rest = m_left - d;
+                    // Blocked by the king or by one of its own men (not charged: that man's
+                    // moves may be counted elsewhere).
+                    let own =
+                        ahead == self.king
+                            || self.blockers.iter().enumerate().any(|(b, man)| {
+                                b != x && man.dist_to(t, ahead) as u32 <= self.m_total
+                            });
+                    if own && self.go_pawns(x + 1, rest, a_spent, captures) {
+                        return true;
+                    }
+                    // Blocked by an attacking man, or pinned by one.
+                    let pin = ray_beyond(self.king, s);
+                    for g in 0..self.attackers.len() {
+                        if self.try_attacker(g, 0, 1 << ahead, a_spent, |st, spent| {
+                            st.go_pawns(x + 1, rest, spent, captures)
+                        }) {
+                            return true;
+                        }
+                        if pin != 0
+                            && self.attackers[g].form != Form::King
+                            && self.try_attacker(g, 1 << s, pin, a_spent, |st, spent| {
+                                st.go_pawns(x + 1, rest, spent, captures)
+                            })
+                        {
+                            return true;
+                        }
+                    }
                 }
             }
             false
@@ -1021,12 +1285,16 @@ pub(super) mod reach {
             blockers: blockers.men(),
             attackers: attackers.men(),
             roles: [0; MAX_MEN],
+            stand: [ALL; MAX_MEN],
             cost: [0; MAX_MEN],
             forbid: [0; MAX_MEN],
             used: 0,
             flights: [0; 8],
             n_flights: 0,
+            king: 0,
+            m_total: m_left,
             a_left,
+            pawns: aim == Aim::Stalemate,
             steps: 0,
         };
         let a_king = attackers.men().iter().position(|m| m.form == Form::King);
@@ -1036,10 +1304,9 @@ pub(super) mod reach {
                 continue;
             }
             if aim == Aim::Mate
-                && !attackers
-                    .men()
-                    .iter()
-                    .any(|m| m.form != Form::King && m.dist_attacking_one(t, k, 0) as u32 <= a_left)
+                && !attackers.men().iter().any(|m| {
+                    m.form != Form::King && m.dist_attacking_one(t, k, ALL) as u32 <= a_left
+                })
             {
                 continue;
             }
@@ -1047,6 +1314,7 @@ pub(super) mod reach {
             if let Some(g) = a_king {
                 a.forbid[g] = ring | 1 << k;
             }
+            a.king = k;
             // Quick test: every flight must be coverable on its own, and the flights no attacker
             // can reach in time must be blocked within the budget.
             let m = m_left - dk;
@@ -1056,11 +1324,10 @@ pub(super) mod reach {
             for f in bits(ring) {
                 a.flights[a.n_flights] = f;
                 a.n_flights += 1;
-                let guarded = attackers
-                    .men()
-                    .iter()
-                    .enumerate()
-                    .any(|(g, man)| man.dist_attacking_one(t, f, a.forbid[g]) as u32 <= a_left);
+                let guarded =
+                    attackers.men().iter().enumerate().any(|(g, man)| {
+                        man.dist_attacking_one(t, f, !a.forbid[g]) as u32 <= a_left
+                    });
                 if guarded {
                     continue;
                 }
@@ -1080,6 +1347,7 @@ pub(super) mod reach {
                 continue;
             }
             a.roles = [0; MAX_MEN];
+            a.stand = [ALL; MAX_MEN];
             a.cost = [0; MAX_MEN];
             a.used = 0;
             match aim {
@@ -1093,7 +1361,7 @@ pub(super) mod reach {
                         if man.form == Form::King {
                             continue;
                         }
-                        let c = man.dist_attacking_one(t, k, 0);
+                        let c = man.dist_attacking_one(t, k, ALL);
                         if c as u32 > a_left {
                             continue;
                         }

@@ -27,7 +27,7 @@
 use crate::chess::{Move, MoveList, Position};
 use crate::problem::{Aim, SeriesEnd, SolveOptions};
 
-use super::help::{aim_reached, count_lines, finish, mark_short, merge_lines};
+use super::help::{aim_reached, count_lines, finish, mark_short, merge_lines, reach, CheckFilter};
 use super::{NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable};
 
 /// Table key salts, one per (end, aim): series facts never mix with each other or with help play.
@@ -56,7 +56,11 @@ fn salt(end: SeriesEnd, aim: Aim) -> u64 {
 fn can_reach_aim_in_one(aim: Aim, pos: &Position) -> bool {
     let mut moves = MoveList::new();
     pos.legal_moves(&mut moves);
+    let checks = (aim == Aim::Mate).then(|| CheckFilter::new(pos));
     moves.iter().any(|mv| {
+        if checks.as_ref().is_some_and(|c| !c.may_check(mv)) {
+            return false;
+        }
         let after = pos.play(mv);
         (aim != Aim::Mate || after.is_check()) && aim_reached(aim, &after)
     })
@@ -88,10 +92,14 @@ impl SeriesSearch<'_> {
         let mut moves = MoveList::new();
         after.legal_moves(&mut moves);
         let mut out = Vec::new();
+        let checks = (self.aim == Aim::Mate).then(|| CheckFilter::new(after));
         let reaching: Vec<Move> = moves
             .iter()
             .copied()
             .filter(|mv| {
+                if checks.as_ref().is_some_and(|c| !c.may_check(mv)) {
+                    return false;
+                }
                 let p = after.play(mv);
                 (self.aim != Aim::Mate || p.is_check()) && aim_reached(self.aim, &p)
             })
@@ -149,12 +157,28 @@ impl SeriesSearch<'_> {
             self.tt.store_no_solution(key, k);
             return out;
         }
+        // Can the final position still be reached? The series side moves k more times; the
+        // other side once at the end (or never, in ser-# and ser-=).
+        let series_side = pos.side_to_move();
+        let reachable = match self.end {
+            SeriesEnd::Direct => reach::goal_reachable(pos, !series_side, self.aim, 0, k),
+            _ => reach::goal_reachable(pos, series_side, self.aim, k, 1),
+        };
+        if !reachable {
+            self.tt.store_no_solution(key, k);
+            return out;
+        }
         let mut moves = MoveList::new();
         pos.legal_moves(&mut moves);
+        let checks = (k == 1 && self.end == SeriesEnd::Direct && self.aim == Aim::Mate)
+            .then(|| CheckFilter::new(pos));
         if number == 1 {
             self.control.set_first_moves(0, moves.len() as u32);
         }
         for mv in moves.iter() {
+            if checks.as_ref().is_some_and(|c| !c.may_check(mv)) {
+                continue;
+            }
             let after = pos.play(mv);
             if k == 1 {
                 if self.control.count_nodes(1) {
