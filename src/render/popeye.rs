@@ -171,24 +171,26 @@ pub fn lines(nodes: &[SolutionNode]) -> Vec<Vec<&SolutionNode>> {
     out
 }
 
-/// One help / series line: a move pair shares its number; the second move of a pair follows
-/// after a space, a new number after three.
+/// One help / series line: a move pair shares its number; the second move of a pair (the same
+/// number as the move before it) follows after a space, a new number after three.
 fn format_line(line: &[&SolutionNode], notation: Notation) -> String {
     let mut s = String::from(" ");
-    for (i, node) in line.iter().enumerate() {
-        if i == 0 {
-            let dots = if node.black_dots { "..." } else { "." };
-            let _ = write!(
-                s,
-                " {}{dots}{}",
-                node.move_number,
-                move_text(node, notation)
-            );
-        } else if node.black_dots {
-            let _ = write!(s, " {}", move_text(node, notation));
-        } else {
-            let _ = write!(s, "   {}.{}", node.move_number, move_text(node, notation));
+    let mut previous: Option<u32> = None;
+    for node in line {
+        let text = move_text(node, notation);
+        match previous {
+            None => {
+                let dots = if node.black_dots { "..." } else { "." };
+                let _ = write!(s, " {}{dots}{text}", node.move_number);
+            }
+            Some(n) if n == node.move_number => {
+                let _ = write!(s, " {text}");
+            }
+            Some(_) => {
+                let _ = write!(s, "   {}.{text}", node.move_number);
+            }
         }
+        previous = Some(node.move_number);
     }
     s.push('\n');
     s
