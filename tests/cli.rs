@@ -158,17 +158,19 @@ fn agree_py(min_secs: f64, max_secs: f64) {
 }
 
 /// The reference solver's answers, checked by its own tool through the CLI's JSON: every core
-/// problem of the corpus (direct, help and series play) that took the reference under 10 s.
+/// problem of the corpus (direct, help and series play) that took the reference under 0.5 s
+/// (451 of the 505 lines).
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release-mode test: cargo test --release")]
 fn agree_py_reports_every_core_problem_agreeing() {
-    agree_py(0.0, 10.0);
+    agree_py(0.0, 0.5);
 }
 
-/// The few problems that took the reference solver 10 s or more (one s#6 and helpstalemates
-/// that Popeye solves with its "intelligent" mode).
+/// The 54 problems that took the reference solver 0.5 s or more: mostly helpstalemates that
+/// Popeye solves with its "intelligent" mode, where stipula's brute-force help search still
+/// needs minutes. Run with `cargo test --release -- --ignored`.
 #[test]
-#[cfg_attr(debug_assertions, ignore = "release-mode test: cargo test --release")]
+#[ignore = "slow (minutes per helpstalemate): cargo test --release -- --ignored"]
 fn agree_py_on_the_slow_problems() {
-    agree_py(10.0, f64::INFINITY);
+    agree_py(0.5, f64::INFINITY);
 }
