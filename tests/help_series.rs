@@ -1,7 +1,8 @@
 //! Help and series play agree with the reference solver (Popeye) on every core corpus problem:
 //! the same set of solution lines, compared the way ../shared/tools/agree.py compares them, and
 //! the same set play where the corpus lists it. Run in release: `cargo test --release --test
-//! help_series`. `STIPULA_ONLY=<id substring>` restricts the corpus tests to matching problems;
+//! help_series`. `STIPULA_ONLY=<ids>` restricts the corpus tests to the problems whose ids end so
+//! (comma-separated; `…*` matches as a substring);
 //! `STIPULA_VERBOSE=1` reports each problem as it is solved; `STIPULA_BUDGET=<nodes>` and
 //! `STIPULA_SECONDS=<s>` give up (and fail) on problems that need more.
 
@@ -157,7 +158,13 @@ fn check(pick: impl Fn(f64) -> bool) {
         }
         let popeye = r["popeye_seconds"].as_f64().unwrap_or(0.0);
         let id = r["id"].as_str().unwrap_or("?");
-        if !pick(popeye) || only.as_ref().is_some_and(|o| !id.contains(o.as_str())) {
+        let wanted = |o: &String| {
+            o.split(',').any(|w| match w.strip_suffix('*') {
+                Some(prefix) => id.contains(prefix),
+                None => id.ends_with(w),
+            })
+        };
+        if !pick(popeye) || only.as_ref().is_some_and(|o| !wanted(o)) {
             continue;
         }
         let (fen, stip) = (

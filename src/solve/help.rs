@@ -1093,6 +1093,75 @@ pub(super) mod reach {
         out
     }
 
+    /// Least-cost assignment of `rows` rows to distinct columns (`rows <= cols`); costs of 1000
+    /// or more mean impossible (the result is then at least 1000).
+    fn hungarian(rows: usize, cols: usize, cost: impl Fn(usize, usize) -> i32) -> u32 {
+        if rows == 0 {
+            return 0;
+        }
+        if rows > cols {
+            return 1000;
+        }
+        // Shortest augmenting paths with potentials (rows and columns 1-based, 0 = virtual).
+        const N: usize = MAX_MEN + 1;
+        debug_assert!(cols < N && rows < N);
+        let mut u = [0i32; N];
+        let mut v = [0i32; N];
+        let mut owner = [0usize; N];
+        let mut way = [0usize; N];
+        for r in 1..=rows {
+            owner[0] = r;
+            let mut j0 = 0usize;
+            let mut minv = [i32::MAX; N];
+            let mut used = [false; N];
+            loop {
+                used[j0] = true;
+                let i0 = owner[j0];
+                let mut delta = i32::MAX;
+                let mut j1 = 0;
+                for j in 1..=cols {
+                    if used[j] {
+                        continue;
+                    }
+                    let cur = cost(i0 - 1, j - 1) - u[i0] - v[j];
+                    if cur < minv[j] {
+                        minv[j] = cur;
+                        way[j] = j0;
+                    }
+                    if minv[j] < delta {
+                        delta = minv[j];
+                        j1 = j;
+                    }
+                }
+                for j in 0..=cols {
+                    if used[j] {
+                        u[owner[j]] += delta;
+                        v[j] -= delta;
+                    } else {
+                        minv[j] -= delta;
+                    }
+                }
+                j0 = j1;
+                if owner[j0] == 0 {
+                    break;
+                }
+            }
+            loop {
+                let j1 = way[j0];
+                owner[j0] = owner[j1];
+                j0 = j1;
+                if j0 == 0 {
+                    break;
+                }
+            }
+        }
+        let total: i32 = (1..=cols)
+            .filter(|&j| owner[j] != 0)
+            .map(|j| cost(owner[j] - 1, j - 1))
+            .sum();
+        total.max(0) as u32
+    }
+
     struct Assign<'a> {
         t: &'a Tables,
         /// The mated side's men other than its king.
@@ -1103,14 +1172,22 @@ pub(super) mod reach {
         /// Squares each attacking man may end on.
         stand: [u64; MAX_MEN],
         cost: [u8; MAX_MEN],
+        /// The least number of moves of each attacking man (the checking knight or pawn moves).
+        min_cost: [u8; MAX_MEN],
         /// Where each attacking man may not stand (the mating king: next to K).
         forbid: [u64; MAX_MEN],
         /// Blocking men already placed.
         used: u32,
         flights: [usize; 8],
         n_flights: usize,
+        /// For each flight, the walk of the nearest blocker.
+        min_block: [u8; 8],
         /// The mated king's square.
         king: usize,
+        /// The mated side's budget for blocks with the king on `king`.
+        m_k: u32,
+        /// Matching costs per set of blocked flights (mate), for the current king square.
+        memo: [u16; 256],
         /// The mated side's budget before its king walks (a pawn's blocker must reach in it).
         m_total: u32,
         a_left: u32,
@@ -1121,7 +1198,9 @@ pub(super) mod reach {
 
     impl Assign<'_> {
         fn cost_with(&self, g: usize, roles: u64, stand: u64) -> u8 {
-            self.attackers[g].dist_attacking(self.t, roles, stand & !self.forbid[g])
+            self.attackers[g]
+                .dist_attacking(self.t, roles, stand & !self.forbid[g])
+                .max(self.min_cost[g])
         }
 
         /// Tries `g` with extra `roles` and `stand` restrictions, then continues with `next`.
@@ -1160,21 +1239,61 @@ pub(super) mod reach {
                 return true;
             }
             if i == self.n_flights {
-                return !self.pawns || self.go_pawns(0, m_left, a_spent, 0);
+                if self.pawns {
+                    return self.go_pawns(0, m_left, a_spent, 0);
+                }
+                // Mate: now the blocked flights get distinct blockers.
+                return self.matching(self.used as usize) <= self.m_k;
             }
             let f = self.flights[i];
             let bit = 1u64 << f;
-            // Guarded at no extra cost: take it without branching (the man is not tied to that
-            // square, which only makes the bound weaker, never wrong).
-            for g in 0..self.attackers.len() {
-                if self.cost_with(g, self.roles[g] | bit, self.stand[g]) <= self.cost[g] {
+            let n = self.attackers.len();
+            let mut costs = [INF; MAX_MEN];
+            for (g, c) in costs.iter_mut().enumerate().take(n) {
+                *c = self.cost_with(g, self.roles[g] | bit, self.stand[g]);
+                // Guarded at no extra cost: take it without branching (the man is not tied to
+                // that square, which only makes the bound weaker, never wrong).
+                if *c <= self.cost[g] {
                     return self.go(i + 1, m_left, a_spent);
                 }
             }
-            for g in 0..self.attackers.len() {
-                if self.try_attacker(g, bit, ALL, a_spent, |s, spent| s.go(i + 1, m_left, spent)) {
+            // Cheapest extra cost first.
+            let mut order = [0usize; MAX_MEN];
+            for (g, o) in order.iter_mut().enumerate().take(n) {
+                *o = g;
+            }
+            order[..n].sort_unstable_by_key(|&g| costs[g] as u32 - self.cost[g] as u32);
+            for &g in &order[..n] {
+                let c = costs[g];
+                if c == INF {
+                    break;
+                }
+                let old = self.cost[g];
+                let spent = a_spent - old as u32 + c as u32;
+                if spent > self.a_left {
+                    continue;
+                }
+                let saved = self.roles[g];
+                self.roles[g] |= bit;
+                self.cost[g] = c;
+                let ok = self.go(i + 1, m_left, spent);
+                self.roles[g] = saved;
+                self.cost[g] = old;
+                if ok {
                     return true;
                 }
+            }
+            if !self.pawns {
+                // Mate: blocks are charged the nearest blocker's walk for now (a lower bound);
+                // the blockers are matched to the blocked flights at the end.
+                let d = self.min_block[i] as u32;
+                if d > m_left || self.used.count_ones() as usize >= self.blockers.len() {
+                    return false;
+                }
+                self.used |= 1 << i;
+                let ok = self.go(i + 1, m_left - d, a_spent);
+                self.used &= !(1 << i);
+                return ok;
             }
             for b in 0..self.blockers.len() {
                 if self.used >> b & 1 == 1 {
@@ -1192,6 +1311,32 @@ pub(super) mod reach {
                 }
             }
             false
+        }
+
+        /// The least total walk of distinct blockers onto the flights in `mask` (flight
+        /// indices), remembered per king square.
+        fn matching(&mut self, mask: usize) -> u32 {
+            if self.memo[mask] != u16::MAX {
+                return self.memo[mask] as u32;
+            }
+            let mut rows = [0usize; 8];
+            let mut n = 0;
+            for i in (0..self.n_flights).filter(|i| mask >> i & 1 == 1) {
+                rows[n] = self.flights[i];
+                n += 1;
+            }
+            let cols = self.blockers.len();
+            let cost = |r: usize, c: usize| -> i32 {
+                let d = self.blockers[c].dist_to(self.t, rows[r]);
+                if d == INF {
+                    1000
+                } else {
+                    d as i32
+                }
+            };
+            let best = hungarian(n, cols, cost).min(u16::MAX as u32 - 1);
+            self.memo[mask] = best as u16;
+            best
         }
 
         /// Stalemate: can the mated side's pawns from index `j` on (those not blocking flights)
@@ -1287,65 +1432,94 @@ pub(super) mod reach {
             roles: [0; MAX_MEN],
             stand: [ALL; MAX_MEN],
             cost: [0; MAX_MEN],
+            min_cost: [0; MAX_MEN],
             forbid: [0; MAX_MEN],
             used: 0,
             flights: [0; 8],
             n_flights: 0,
+            min_block: [INF; 8],
             king: 0,
+            m_k: 0,
+            memo: [u16::MAX; 256],
             m_total: m_left,
             a_left,
             pawns: aim == Aim::Stalemate,
             steps: 0,
         };
         let a_king = attackers.men().iter().position(|m| m.form == Form::King);
+        // Per call: squares some attacking man other than the king can attack in time; the
+        // cheapest block of every square.
+        let mut checkable = 0u64;
+        for man in attackers.men().iter().filter(|m| m.form != Form::King) {
+            for target in 0..64 {
+                if man.dist_attacking_one(t, target, ALL) as u32 <= a_left {
+                    checkable |= 1 << target;
+                }
+            }
+        }
+        let mut block_cost = [INF; 64];
+        for b in blockers.men() {
+            for (f, c) in block_cost.iter_mut().enumerate() {
+                *c = (*c).min(b.dist_to(t, f));
+            }
+        }
+        let a_king_reach = a_king.map_or(0, |g| {
+            (0..64)
+                .filter(|&s| attackers.men()[g].king_dist(t, s) as u32 <= a_left)
+                .fold(0u64, |m, s| m | 1 << s)
+        });
+        // Nearest squares first: a feasible square, when there is one, is usually close.
+        let mut squares = [(0u8, 0u8); 64];
+        let mut n_squares = 0;
         for k in 0..64usize {
-            let dk = king.dist_to(t, k) as u32;
-            if dk > m_left {
-                continue;
+            let dk = king.dist_to(t, k);
+            if dk as u32 <= m_left && (aim == Aim::Stalemate || checkable >> k & 1 == 1) {
+                squares[n_squares] = (dk, k as u8);
+                n_squares += 1;
             }
-            if aim == Aim::Mate
-                && !attackers.men().iter().any(|m| {
-                    m.form != Form::King && m.dist_attacking_one(t, k, ALL) as u32 <= a_left
-                })
-            {
-                continue;
-            }
+        }
+        squares[..n_squares].sort_unstable();
+        for &(dk, k) in &squares[..n_squares] {
+            let (dk, k) = (dk as u32, k as usize);
             let ring = t.ring[k];
             if let Some(g) = a_king {
                 a.forbid[g] = ring | 1 << k;
             }
             a.king = k;
-            // Quick test: every flight must be coverable on its own, and the flights no attacker
-            // can reach in time must be blocked within the budget.
+            // Quick test: the flights no attacker can reach in time must be blocked within the
+            // budget. They go first in the search (no choice to make there).
             let m = m_left - dk;
+            let king_stands = a_king_reach & !(ring | 1 << k);
             let mut must_block = 0u32;
             let mut feasible = true;
-            a.n_flights = 0;
+            let (mut forced, mut free) = (0usize, 0usize);
+            let mut order = [(0usize, 0u8); 8];
             for f in bits(ring) {
-                a.flights[a.n_flights] = f;
-                a.n_flights += 1;
-                let guarded =
-                    attackers.men().iter().enumerate().any(|(g, man)| {
-                        man.dist_attacking_one(t, f, !a.forbid[g]) as u32 <= a_left
-                    });
+                let guarded = checkable >> f & 1 == 1 || t.ring[f] & king_stands != 0;
                 if guarded {
+                    free += 1;
+                    order[8 - free] = (f, block_cost[f]);
                     continue;
                 }
-                let block = blockers
-                    .men()
-                    .iter()
-                    .map(|b| b.dist_to(t, f))
-                    .min()
-                    .unwrap_or(INF) as u32;
-                must_block += block;
+                must_block += block_cost[f] as u32;
                 if must_block > m {
                     feasible = false;
                     break;
                 }
+                order[forced] = (f, block_cost[f]);
+                forced += 1;
             }
             if !feasible {
                 continue;
             }
+            a.n_flights = 0;
+            for &(f, block) in order[..forced].iter().chain(&order[8 - free..]) {
+                a.flights[a.n_flights] = f;
+                a.min_block[a.n_flights] = block;
+                a.n_flights += 1;
+            }
+            a.m_k = m;
+            a.memo = [u16::MAX; 256];
             a.roles = [0; MAX_MEN];
             a.stand = [ALL; MAX_MEN];
             a.cost = [0; MAX_MEN];
@@ -1361,15 +1535,20 @@ pub(super) mod reach {
                         if man.form == Form::King {
                             continue;
                         }
-                        let c = man.dist_attacking_one(t, k, ALL);
+                        // The mating move gives the check (the mated side has just moved): a
+                        // checking knight or pawn makes it; a line piece may be unmasked.
+                        let must_move = matches!(man.form, Form::Knight | Form::Pawn) as u8;
+                        let c = man.dist_attacking_one(t, k, ALL).max(must_move);
                         if c as u32 > a_left {
                             continue;
                         }
                         a.roles[g] = 1 << k;
                         a.cost[g] = c;
+                        a.min_cost[g] = must_move;
                         let found = a.go(0, m, c as u32);
                         a.roles[g] = 0;
                         a.cost[g] = 0;
+                        a.min_cost[g] = 0;
                         if found {
                             return true;
                         }
@@ -1410,6 +1589,15 @@ pub(super) mod reach {
             // A white pawn on e7 attacks d8 already; h8 after promoting (e8=Q attacks h8).
             assert_eq!(t.att1[0][n("e7")][n("d8")], 0);
             assert_eq!(t.att1[0][n("e7")][n("h8")], 1);
+        }
+
+        #[test]
+        fn assignment_is_optimal() {
+            let c = [[4, 1, 3], [2, 0, 5], [3, 2, 2]];
+            assert_eq!(hungarian(3, 3, |r, k| c[r][k]), 5);
+            assert_eq!(hungarian(2, 3, |r, k| c[r][k]), 3);
+            assert_eq!(hungarian(0, 3, |r, k| c[r][k]), 0);
+            assert!(hungarian(2, 2, |r, k| [[1000, 1], [1000, 1]][r][k]) >= 1000);
         }
 
         #[test]
