@@ -116,10 +116,18 @@ fn perft_counts() {
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "97862");
 }
 
-/// Runs ../shared/tools/agree.py over the corpus lines whose reference time is in
-/// `[min_secs, max_secs)` (written to a temporary file), through the CLI's JSON; every checked
-/// problem must agree.
-fn agree_py(min_secs: f64, max_secs: f64) {
+/// Ids of the corpus problems too slow for the default suite (see the file's header).
+fn slow_ids() -> Vec<String> {
+    let text = include_str!("slow_problems.txt");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+/// Runs ../shared/tools/agree.py over the corpus lines that `pick` selects (written to a
+/// temporary file), through the CLI's JSON; every checked problem must agree.
+fn agree_py(name: &str, pick: impl Fn(&str) -> bool) {
     let (Some(tool), Some(corpus)) = (
         common::shared_file("tools/agree.py"),
         common::shared_file("corpus/popeye-examples.jsonl"),
@@ -131,14 +139,11 @@ fn agree_py(min_secs: f64, max_secs: f64) {
         .lines()
         .filter(|l| {
             let v: serde_json::Value = serde_json::from_str(l).expect("json");
-            let secs = v["popeye_seconds"].as_f64().unwrap_or(0.0);
-            (min_secs..max_secs).contains(&secs)
+            pick(v["id"].as_str().unwrap_or(""))
         })
         .collect();
-    let file = std::env::temp_dir().join(format!(
-        "stipula-agree-{}-{min_secs}-{max_secs}.jsonl",
-        std::process::id()
-    ));
+    let file =
+        std::env::temp_dir().join(format!("stipula-agree-{}-{name}.jsonl", std::process::id()));
     std::fs::write(&file, selected.join("\n") + "\n").expect("write selection");
     let cmd = format!("{} solve --json", env!("CARGO_BIN_EXE_stipula"));
     let o = Command::new("python3")
@@ -150,7 +155,7 @@ fn agree_py(min_secs: f64, max_secs: f64) {
     let _ = std::fs::remove_file(&file);
     let out = String::from_utf8_lossy(&o.stdout);
     eprintln!(
-        "agree.py over {} corpus lines with popeye_seconds in [{min_secs}, {max_secs}):\n{out}",
+        "agree.py over {} corpus lines ({name}):\n{out}",
         selected.len()
     );
     assert!(o.status.success(), "agree.py: {out}\n{}", stderr(&o));
@@ -158,19 +163,19 @@ fn agree_py(min_secs: f64, max_secs: f64) {
 }
 
 /// The reference solver's answers, checked by its own tool through the CLI's JSON: every core
-/// problem of the corpus (direct, help and series play) that took the reference under 0.5 s
-/// (451 of the 505 lines).
+/// problem of the corpus — direct, help and series play — but the slow list.
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release-mode test: cargo test --release")]
 fn agree_py_reports_every_core_problem_agreeing() {
-    agree_py(0.0, 0.5);
+    let slow = slow_ids();
+    agree_py("default", |id| !slow.iter().any(|s| s == id));
 }
 
-/// The 54 problems that took the reference solver 0.5 s or more: mostly helpstalemates that
-/// Popeye solves with its "intelligent" mode, where stipula's brute-force help search still
-/// needs minutes. Run with `cargo test --release -- --ignored`.
+/// The problems of tests/slow_problems.txt: helpmates, helpstalemates and series that Popeye
+/// solves with its "intelligent" mode and our brute-force help search needs minutes for.
 #[test]
-#[ignore = "slow (minutes per helpstalemate): cargo test --release -- --ignored"]
+#[ignore = "slow (minutes per problem): cargo test --release -- --ignored"]
 fn agree_py_on_the_slow_problems() {
-    agree_py(0.5, f64::INFINITY);
+    let slow = slow_ids();
+    agree_py("slow", |id| slow.iter().any(|s| s == id));
 }
