@@ -65,6 +65,13 @@ impl Numbering {
     }
 }
 
+/// Whether a table entry's bits say "no solution in exactly `k` plies" (only 64 lengths are
+/// recorded: longer ones are never known).
+#[inline]
+pub(super) fn known_unsolvable(no_solution_in: u64, k: u32) -> bool {
+    k < 64 && no_solution_in >> k & 1 == 1
+}
+
 /// Whether the side to move in `pos` (just reached) suffers the aim: mated or stalemated.
 #[inline]
 pub(super) fn aim_reached(aim: Aim, pos: &Position) -> bool {
@@ -284,7 +291,7 @@ impl HelpSearch<'_> {
         };
         if k >= TT_MIN_PLIES {
             if let Some(e) = self.tt.probe(key) {
-                if e.no_solution_in >> k & 1 == 1 {
+                if known_unsolvable(e.no_solution_in, k) {
                     self.control.count_tt_hit();
                     return Vec::new();
                 }
@@ -1095,7 +1102,7 @@ pub(super) mod reach {
 
     /// Least-cost assignment of `rows` rows to distinct columns (`rows <= cols`); costs of 1000
     /// or more mean impossible (the result is then at least 1000).
-    fn hungarian(rows: usize, cols: usize, cost: impl Fn(usize, usize) -> i32) -> u32 {
+    fn hungarian(rows: usize, cols: usize, cost: impl Fn(usize, usize) -> i32) -> i32 {
         if rows == 0 {
             return 0;
         }
@@ -1155,11 +1162,10 @@ pub(super) mod reach {
                 }
             }
         }
-        let total: i32 = (1..=cols)
+        (1..=cols)
             .filter(|&j| owner[j] != 0)
             .map(|j| cost(owner[j] - 1, j - 1))
-            .sum();
-        total.max(0) as u32
+            .sum()
     }
 
     struct Assign<'a> {
@@ -1326,15 +1332,26 @@ pub(super) mod reach {
                 n += 1;
             }
             let cols = self.blockers.len();
+            // With a single move left the mating side cannot clear a square by capturing: a man
+            // standing on the king's square or on a blocked flight that is not its own moves
+            // away, once at least. (Charged as a penalty that its own assignment cancels.)
+            let mut penalty = [0i32; MAX_MEN];
+            if self.a_left == 1 {
+                for (c, p) in penalty.iter_mut().enumerate().take(cols) {
+                    let sq = self.blockers[c].sq;
+                    *p = (sq == self.king || rows[..n].contains(&sq)) as i32;
+                }
+            }
             let cost = |r: usize, c: usize| -> i32 {
                 let d = self.blockers[c].dist_to(self.t, rows[r]);
                 if d == INF {
                     1000
                 } else {
-                    d as i32
+                    d as i32 - penalty[c]
                 }
             };
-            let best = hungarian(n, cols, cost).min(u16::MAX as u32 - 1);
+            let total = hungarian(n, cols, cost) + penalty.iter().sum::<i32>();
+            let best = (total.max(0) as u32).min(u16::MAX as u32 - 1);
             self.memo[mask] = best as u16;
             best
         }

@@ -27,7 +27,9 @@
 use crate::chess::{Move, MoveList, Position};
 use crate::problem::{Aim, SeriesEnd, SolveOptions};
 
-use super::help::{aim_reached, count_lines, finish, mark_short, merge_lines, reach, CheckFilter};
+use super::help::{
+    aim_reached, count_lines, finish, known_unsolvable, mark_short, merge_lines, reach, CheckFilter,
+};
 use super::{NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable};
 
 /// Table key salts, one per (end, aim): series facts never mix with each other or with help play.
@@ -145,7 +147,7 @@ impl SeriesSearch<'_> {
         }
         let key = pos.key() ^ self.salt;
         if let Some(e) = self.tt.probe(key) {
-            if e.no_solution_in >> k & 1 == 1 {
+            if known_unsolvable(e.no_solution_in, k) {
                 self.control.count_tt_hit();
                 return Vec::new();
             }
