@@ -10,6 +10,9 @@ use crate::chess::Color;
 /// almost certainly a typo.
 pub const MAX_MOVES: u32 = 30;
 
+/// Series movers are legitimately much longer (the corpus has a ser-=65).
+pub const MAX_SERIES_MOVES: u32 = 100;
+
 /// What the last move must achieve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Aim {
@@ -138,14 +141,16 @@ impl FromStr for Stipulation {
                 "'{text}': only help play (h#n.5, h=n.5) has half moves"
             )));
         }
+        // Series movers are legitimately much longer (the corpus has a ser-=65).
+        let limit = if series { MAX_SERIES_MOVES } else { MAX_MOVES };
         let moves: u32 = digits.parse().map_err(|_| {
             StipulationError::BadLength(format!(
-                "'{text}': {digits} moves is beyond the limit of {MAX_MOVES}"
+                "'{text}': {digits} moves is beyond the limit of {limit}"
             ))
         })?;
-        if moves > MAX_MOVES {
+        if moves > limit {
             return Err(StipulationError::BadLength(format!(
-                "'{text}': {moves} moves is beyond the limit of {MAX_MOVES}"
+                "'{text}': {moves} moves is beyond the limit of {limit}"
             )));
         }
         if moves == 0 && !(half && family == Family::Help) {
