@@ -15,6 +15,12 @@
 //! plies to go it asks the transposition table whether "no solution in exactly `k` plies" is
 //! known; a fully searched subtree without a solution is stored so. These facts depend only on the
 //! position (side to move included) and `k`, so they hold across problems and requests.
+//!
+//! Two sound cuts keep the search small: when only a mate will do, only the moves that can give
+//! check are played (`CheckFilter`); and a position from which the final mate (stalemate) cannot
+//! be reached in the moves each side has left is not searched (`reach::goal_reachable`, a
+//! relaxation of the final position measured in empty-board distances, in the spirit of
+//! Popeye's intelligent mode but without its target positions).
 
 use crate::chess::{Color, Move, MoveKind, MoveList, Position, Role, Square};
 use crate::problem::{Aim, SolveOptions};
