@@ -41,6 +41,17 @@ impl CheckSquares {
     }
 }
 
+/// How many quiet replies `quiet_reply_spoilers` collects.
+const SPOILERS: usize = 6;
+
+struct Spoilers {
+    masks: [cozy_chess::BitBoard; SPOILERS],
+    /// The quiet reply each mask protects (kept for the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    replies: [Option<cozy_chess::Move>; SPOILERS],
+    len: usize,
+}
+
 /// Tells which moves of one position may give check (a superset of the checking moves).
 #[derive(Clone, Copy)]
 pub struct CheckHint(CheckSquares);
@@ -350,6 +361,156 @@ impl Position {
         self.board.generate_moves(|pm| pm.to != cs.candidates(&pm))
     }
 
+    /// Self-mate in one: calls `f` with each legal move and the position after it, until `f`
+    /// returns true; returns whether it did. Moves after which the opponent surely keeps a legal
+    /// move that gives no check (so cannot be forced to mate) are skipped without being played.
+    ///
+    /// The proof: a few quiet replies are found in the passed position, each with the squares a
+    /// move of ours must touch to spoil it (capture or pin its man, block its way, open a line to
+    /// our king). A move that gives no check, moves no king and touches none of one reply's
+    /// squares leaves that reply legal and quiet.
+    pub fn any_successor_forcing_checks(
+        &self,
+        mut f: impl FnMut(MoveKey, &Position) -> bool,
+    ) -> bool {
+        let spoilers = self.quiet_reply_spoilers();
+        let cs = self.check_squares();
+        self.board.generate_moves(|pm| {
+            let checks = cs.candidates(&pm);
+            let from = pm.from.bitboard();
+            // The replies this man's departure leaves intact; a king move changes their checks.
+            let mut intact = [cozy_chess::BitBoard::EMPTY; SPOILERS];
+            let mut n = 0;
+            if pm.piece != Piece::King {
+                for m in &spoilers.masks[..spoilers.len] {
+                    if (*m & from).is_empty() {
+                        intact[n] = *m;
+                        n += 1;
+                    }
+                }
+            }
+            for raw in pm {
+                let to = raw.to.bitboard();
+                if !checks.has(raw.to) && intact[..n].iter().any(|m| (*m & to).is_empty()) {
+                    continue;
+                }
+                let mut board = self.board.clone();
+                board.play_unchecked(raw);
+                if f(MoveKey::from_raw(raw), &Position { board }) {
+                    return true;
+                }
+            }
+            false
+        })
+    }
+
+    /// Quiet replies of the opponent in the passed position (see `any_successor_forcing_checks`):
+    /// for each, the squares whose change may spoil it.
+    fn quiet_reply_spoilers(&self) -> Spoilers {
+        use cozy_chess::{
+            get_between_rays, get_bishop_rays, get_line_rays, BitBoard, Rank, Square,
+        };
+        let mut out = Spoilers {
+            masks: [BitBoard::EMPTY; SPOILERS],
+            replies: [None; SPOILERS],
+            len: 0,
+        };
+        let Some(passed) = self.board.null_move() else {
+            return out;
+        };
+        let them = passed.side_to_move();
+        let their_king = passed.king(them);
+        let our_king = passed.king(!them);
+        let pinned = passed.pinned();
+        let promotion = Rank::Eighth.relative_to(them).bitboard();
+        let cs = Position {
+            board: passed.clone(),
+        }
+        .check_squares();
+        let diagonal = passed.pieces(Piece::Bishop) | passed.pieces(Piece::Queen);
+        let orthogonal = passed.pieces(Piece::Rook) | passed.pieces(Piece::Queen);
+        // Sliders of `color` that move along the line from `a` through `b`.
+        let sliders_along = |a: Square, b: Square, color| {
+            let kind = if get_bishop_rays(a).has(b) {
+                diagonal
+            } else {
+                orthogonal
+            };
+            kind & passed.colors(color)
+        };
+        // The squares of the line from `a` through `s` beyond `s`.
+        let beyond = |a: Square, s: Square| {
+            let mut out = BitBoard::EMPTY;
+            for x in get_line_rays(a, s) {
+                if get_between_rays(a, x).has(s) {
+                    out |= x.bitboard();
+                }
+            }
+            out
+        };
+        passed.generate_moves(|pm| {
+            // Kings (castling too) and pinned men are left out: their moves are harder to judge.
+            if pm.piece == Piece::King || pinned.has(pm.from) {
+                return false;
+            }
+            let quiet = pm.to & !cs.candidates(&pm) & !promotion;
+            if quiet.is_empty() {
+                return false;
+            }
+            let s = pm.from;
+            let mut base = s.bitboard();
+            // A pin: one of our sliders arriving beyond s, or, when one is on the line already,
+            // any change on it.
+            let pin_line = get_line_rays(their_king, s);
+            if !pin_line.is_empty() {
+                let far = beyond(their_king, s);
+                base |= if (far & sliders_along(their_king, s, !them)).is_empty() {
+                    far
+                } else {
+                    pin_line
+                };
+            }
+            // A discovered check: only where one of his sliders stands beyond s from our king.
+            let check_line = get_line_rays(our_king, s);
+            if !check_line.is_empty()
+                && !(beyond(our_king, s) & sliders_along(our_king, s, them)).is_empty()
+            {
+                base |= check_line;
+            }
+            let mut best: Option<(BitBoard, Square)> = None;
+            for t in quiet {
+                // Its way and its square; for a slider the line from there to our king, which
+                // a move of ours could open.
+                let mut m = base | t.bitboard() | get_between_rays(s, t);
+                let line = get_line_rays(t, our_king);
+                let along = !line.is_empty()
+                    && match pm.piece {
+                        Piece::Bishop => get_bishop_rays(t).has(our_king),
+                        Piece::Rook => !get_bishop_rays(t).has(our_king),
+                        Piece::Queen => true,
+                        _ => false,
+                    };
+                if along {
+                    m |= get_between_rays(t, our_king);
+                }
+                if best.is_none_or(|(b, _)| m.len() < b.len()) {
+                    best = Some((m, t));
+                }
+            }
+            if let Some((m, t)) = best {
+                out.masks[out.len] = m;
+                out.replies[out.len] = Some(cozy_chess::Move {
+                    from: s,
+                    to: t,
+                    promotion: None,
+                });
+                out.len += 1;
+            }
+            out.len == SPOILERS
+        });
+        out
+    }
+
     /// A cheap "may give check" test for the moves of this position, for move ordering.
     pub fn check_hint(&self) -> CheckHint {
         CheckHint(self.check_squares())
@@ -464,6 +625,18 @@ mod check_filter_tests {
         if pos.has_quiet_move() {
             assert!(any_quiet, "{pos:?}");
         }
+        let mut forced = Vec::new();
+        pos.any_successor_forcing_checks(|k, _| {
+            forced.push(k);
+            false
+        });
+        pos.any_successor(|k, after| {
+            if !forced.contains(&k) {
+                // Skipped: the opponent must have a legal move that gives no check.
+                assert!(after.any_successor(|_, a| !a.is_check()), "{pos:?} {k:?}");
+            }
+            false
+        });
         let mates = pos.any_successor(|_, after| after.is_checkmate());
         assert_eq!(mates, pos.has_mate_in_one(), "{pos:?}");
         let hint = pos.check_hint();
@@ -481,6 +654,85 @@ mod check_filter_tests {
         }
     }
 
+    /// The skipped moves of `any_successor_forcing_checks` really leave a quiet reply.
+    fn forcing_checks_sound(pos: &Position) -> usize {
+        let mut forced = Vec::new();
+        pos.any_successor_forcing_checks(|k, _| {
+            forced.push(k);
+            false
+        });
+        let mut skipped = 0;
+        pos.any_successor(|k, after| {
+            if !forced.contains(&k) {
+                skipped += 1;
+                assert!(after.any_successor(|_, a| !a.is_check()), "{pos:?} {k:?}");
+            }
+            false
+        });
+        // Each reply on its own stays legal and quiet after every move its mask lets through.
+        let sp = pos.quiet_reply_spoilers();
+        let hint = pos.check_hint();
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        for i in 0..sp.len {
+            let reply = sp.replies[i].unwrap();
+            for w in list.iter() {
+                let touched = w.raw.from.bitboard() | w.raw.to.bitboard();
+                if w.role() == Role::King
+                    || hint.may_check(w)
+                    || !(sp.masks[i] & touched).is_empty()
+                {
+                    continue;
+                }
+                let after = pos.play(w);
+                assert!(
+                    after.board.is_legal(reply),
+                    "{pos:?} {} spoils {reply}",
+                    w.uci()
+                );
+                let mut b = after.board.clone();
+                b.play_unchecked(reply);
+                assert!(
+                    b.checkers().is_empty(),
+                    "{pos:?} {} makes {reply} a check",
+                    w.uci()
+                );
+                skipped += 1;
+            }
+        }
+        skipped
+    }
+
+    #[test]
+    fn random_walks_never_skip_a_forcing_move() {
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut skipped = 0;
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "KR2N3/4P1P1/6QB/3N1pPB/n6P/rP6/ppkPP2P/3R4 w - f6 0 1",
+            "8/4B3/3Rp2p/2Nbk1pP/1Qp2pKn/1N3P1P/3R4/8 w - - 0 1",
+            "1RNk3n/6nK/pP5B/2Q5/8/N5p1/Rr6/b4B2 w - - 0 1",
+            "q3k2r/8/8/3b4/8/2R5/1B6/4K2Q w k - 0 1",
+        ] {
+            for _ in 0..60 {
+                let mut pos = Position::from_fen(fen).unwrap();
+                for _ in 0..30 {
+                    skipped += forcing_checks_sound(&pos);
+                    let mut list = MoveList::new();
+                    pos.legal_moves(&mut list);
+                    if list.is_empty() {
+                        break;
+                    }
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    pos = pos.play(&list[(seed % list.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(skipped > 10_000, "only {skipped} moves skipped");
+    }
+
     #[test]
     fn checking_moves_are_found_exactly() {
         for fen in [
@@ -491,6 +743,11 @@ mod check_filter_tests {
             "KR2N3/4P1P1/6QB/3N1pPB/n6P/rP6/ppkPP2P/3R4 w - f6 0 1",
             "8/8/8/2k5/2pP4/8/B7/4K3 b - d3 0 1",
             "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+            "1RNk3n/6nK/pP5B/2Q5/8/N5p1/Rr6/b4B2 w - - 0 1",
+            "6Q1/1nR5/5RNN/1r1n2P1/8/8/2PK4/kB6 w - - 0 1",
+            "k7/5p2/K1p5/B3PBpP/8/4R3/Qn3N2/6R1 w - - 0 1",
+            "8/4B3/3Rp2p/2Nbk1pP/1Qp2pKn/1N3P1P/3R4/8 w - - 0 1",
+            "3q4/8/8/3k4/8/3P4/1b1R1n2/2BK4 w - - 0 1",
         ] {
             walk(&Position::from_fen(fen).unwrap(), 2);
         }
