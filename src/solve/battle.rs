@@ -188,7 +188,7 @@ impl<'a> Prover<'a> {
             return false;
         }
         // Last move: no list, no ordering.
-        pos.any_successor(|k, after| {
+        let visit = |k: MoveKey, after: &Position| {
             if k == killer || self.stopped() {
                 return self.stopped();
             }
@@ -197,7 +197,14 @@ impl<'a> Prover<'a> {
                 self.set_killer(&self.attack_killers, n, k);
             }
             wins
-        }) && !self.stopped()
+        };
+        let found = if self.battle == Battle::SelfPlay && self.aim == Aim::Mate {
+            // Only moves after which every reply may be a check can force him to mate.
+            pos.any_successor_forcing_checks(visit)
+        } else {
+            pos.any_successor(visit)
+        };
+        found && !self.stopped()
     }
 
     /// Can the side to move reach the aim with one move?
@@ -261,8 +268,8 @@ impl<'a> Prover<'a> {
     }
 
     /// True when no defence in `pos` satisfies `refutes` (`no_moves` when there is no move at
-    /// all). Refutations found before come first: the last one at this length, then by how
-    /// often each refuted (history).
+    /// all). Order: the last refutation at this length (just before the attacker's last move),
+    /// then the defences leaving the attacker fewest moves, then by how often each refuted.
     #[inline]
     fn every_defence_fails(
         &self,
@@ -271,7 +278,14 @@ impl<'a> Prover<'a> {
         no_moves: bool,
         refutes: impl Fn(&Position) -> bool,
     ) -> bool {
-        let killer = self.killer(&self.defence_killers, n);
+        // The last refutation at this length first, but only just before his last move: higher
+        // up, a refutation that leaves him few moves is worth far more than a quick one (it
+        // measured 60 times fewer nodes on a self-mate in 6).
+        let killer = if n >= 3 {
+            MoveKey::NONE
+        } else {
+            self.killer(&self.defence_killers, n)
+        };
         if let Some(after) = pos.play_key(killer) {
             if refutes(&after) || self.stopped() {
                 return false;
@@ -287,7 +301,16 @@ impl<'a> Prover<'a> {
             for (i, d) in moves.iter().enumerate() {
                 let k = d.key();
                 if k != killer {
-                    order.push(self.history[history_index(k)].load(Relaxed), i);
+                    let h = self.history[history_index(k)].load(Relaxed).min(0x7fff);
+                    let score = if n >= 2 {
+                        // The defences that leave him fewest moves first (Popeye's order): his
+                        // failure there is cheapest to prove, and likeliest.
+                        let mobility = pos.play(d).count_legal_moves().min(255) as u32;
+                        (255 - mobility) << 15 | h
+                    } else {
+                        h
+                    };
+                    order.push(score, i);
                 }
             }
             // Usually one of the first refutes: pick the best one at a time instead of sorting.
