@@ -4,6 +4,7 @@
 //! One proof engine serves all three families: they differ only in the tests at the ends of
 //! play (who must reach the aim, and whether a side that *can* reach it must).
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::chess::{Move, MoveKey, MoveList, Position, MAX_MOVES};
@@ -63,6 +64,19 @@ pub(crate) struct Prover<'a> {
     defence_killers: Box<[AtomicU32]>,
     /// How often each defence (by from/to) refuted: the order of defences at interior nodes.
     history: Box<[AtomicU32]>,
+    /// Nodes and table hits not yet added to the shared counters (one prover per thread; adding
+    /// at every node would make the threads fight over one cache line).
+    nodes: Cell<u64>,
+    hits: Cell<u64>,
+}
+
+/// Nodes counted locally before they are added to the shared count.
+const NODE_BATCH: u64 = 512;
+
+impl Drop for Prover<'_> {
+    fn drop(&mut self) {
+        self.flush();
+    }
 }
 
 impl<'a> Prover<'a> {
@@ -92,6 +106,8 @@ impl<'a> Prover<'a> {
             attack_killers: slots(),
             defence_killers: slots(),
             history,
+            nodes: Cell::new(0),
+            hits: Cell::new(0),
         }
     }
 
@@ -99,9 +115,32 @@ impl<'a> Prover<'a> {
         self.control.is_stopped()
     }
 
+    /// Counts a node; true when the search must stop.
+    #[inline]
+    fn count_node(&self) -> bool {
+        let c = self.nodes.get() + 1;
+        if c >= NODE_BATCH {
+            self.nodes.set(0);
+            return self.control.count_nodes(c);
+        }
+        self.nodes.set(c);
+        self.stopped()
+    }
+
+    #[inline]
+    fn count_tt_hit(&self) {
+        self.hits.set(self.hits.get() + 1);
+    }
+
+    /// Adds the locally counted nodes and hits to the shared counters.
+    pub(crate) fn flush(&self) {
+        self.control.count_nodes(self.nodes.replace(0));
+        self.control.count_tt_hits(self.hits.replace(0));
+    }
+
     /// Attacker to move: can he force the aim within `n` of his moves?
     pub(crate) fn attack(&self, pos: &Position, n: u32) -> bool {
-        if n == 0 || self.control.count_nodes(1) {
+        if n == 0 || self.count_node() {
             return false;
         }
         if n == 1 && self.battle == Battle::Direct {
@@ -111,11 +150,11 @@ impl<'a> Prover<'a> {
         let key = pos.key() ^ self.salt;
         if let Some(e) = self.tt.probe(key) {
             if e.wins_within != 0 && e.wins_within as u32 <= n {
-                self.control.count_tt_hit();
+                self.count_tt_hit();
                 return true;
             }
             if e.fails_within as u32 >= n {
-                self.control.count_tt_hit();
+                self.count_tt_hit();
                 return false;
             }
         }
@@ -209,7 +248,7 @@ impl<'a> Prover<'a> {
 
     /// Can the side to move reach the aim with one move?
     #[inline]
-    fn reaches_aim_in_one(&self, pos: &Position) -> bool {
+    pub(crate) fn reaches_aim_in_one(&self, pos: &Position) -> bool {
         match self.aim {
             // Only checks can mate: the others are not even played.
             Aim::Mate => pos.has_mate_in_one(),
@@ -228,7 +267,7 @@ impl<'a> Prover<'a> {
     /// Defender to move, after the attacker's move that used the `n`-th of his moves: does the
     /// attacker still get there (within `n - 1` further moves) against every defence?
     pub(crate) fn defend(&self, pos: &Position, n: u32) -> bool {
-        if self.control.count_nodes(1) {
+        if self.count_node() {
             return false;
         }
         match self.battle {
@@ -339,6 +378,21 @@ impl<'a> Prover<'a> {
             return no_moves;
         }
         !refuted && !self.stopped()
+    }
+
+    /// The defences `moves` of `pos` in the order a defence node with two or more attacks to
+    /// come tries them (fewest attacker moves after them first).
+    pub(crate) fn defence_order(&self, pos: &Position, moves: &[Move]) -> Vec<Move> {
+        let mut order = Order::new();
+        for (i, d) in moves.iter().enumerate() {
+            let h = self.history[history_index(d.key())]
+                .load(Relaxed)
+                .min(0x7fff);
+            let mobility = pos.play(d).count_legal_moves().min(255) as u32;
+            order.push((255 - mobility) << 15 | h, i);
+        }
+        order.sort();
+        order.iter().map(|i| moves[i]).collect()
     }
 
     fn note_refutation(&self, n: u32, k: MoveKey) {
@@ -615,11 +669,11 @@ pub(crate) fn solve(
 ) -> super::SolutionTree {
     let stip = problem.stipulation;
     let battle = Battle::of(stip.family).expect("battle family");
-    let prover = Prover::new(tt, control, battle, stip.aim);
-    let builder = TreeBuilder {
-        prover: &prover,
-        options,
-    };
+    let workers = super::parallel::worker_count(options.threads);
+    // One prover per thread; the first also builds the tree.
+    let mut provers: Vec<Prover> = (0..workers)
+        .map(|_| Prover::new(tt, control, battle, stip.aim))
+        .collect();
     let pos = &problem.position;
     let n = stip.moves;
 
@@ -635,14 +689,27 @@ pub(crate) fn solve(
         for depth in 1..=n {
             control.set_depth(depth);
             control.set_first_moves(0, total);
-            for (i, m) in moves.iter().enumerate() {
-                if key_len[i].is_none() && prover.defend(&pos.play(m), depth) {
-                    key_len[i] = Some(depth);
-                    control.solution_found();
+            if workers > 1 {
+                let todo: Vec<bool> = key_len.iter().map(|k| k.is_none()).collect();
+                let wins =
+                    super::parallel::prove_first_moves(pos, &moves, &todo, depth, &mut provers);
+                for (i, w) in wins.into_iter().enumerate() {
+                    if w && !control.is_stopped() {
+                        key_len[i] = Some(depth);
+                        control.solution_found();
+                    }
                 }
-                control.first_move_done();
-                if control.is_stopped() {
-                    break;
+            } else {
+                let prover = &provers[0];
+                for (i, m) in moves.iter().enumerate() {
+                    if key_len[i].is_none() && prover.defend(&pos.play(m), depth) {
+                        key_len[i] = Some(depth);
+                        control.solution_found();
+                    }
+                    control.first_move_done();
+                    if control.is_stopped() {
+                        break;
+                    }
                 }
             }
             if control.is_stopped() {
@@ -656,25 +723,18 @@ pub(crate) fn solve(
         }
     }
 
-    let mut solutions = Vec::new();
-    for (i, m) in moves.iter().enumerate() {
-        if let Some(k) = key_len[i] {
-            let mut node = builder.attacker_node(pos, m, k, NodeRole::Key, 1);
-            node.flags.short = k < n;
-            solutions.push(node);
-        }
-    }
-
-    let mut tries = Vec::new();
+    // The refutations of the tries (at most one more than asked for, in generation order), each
+    // first move on whichever thread is free.
+    let mut refutations: Vec<Option<Vec<Move>>> = vec![None; moves.len()];
     if let Some(max_refutations) = options
         .tries
         .filter(|_| !reflex_blocked && !control.is_stopped())
     {
-        for (i, m) in moves.iter().enumerate() {
-            if key_len[i].is_some() || control.is_stopped() {
-                continue;
+        let found = super::parallel::map(moves.len(), &mut provers, |i, prover| {
+            if key_len[i].is_some() {
+                return Vec::new();
             }
-            let after = pos.play(m);
+            let after = pos.play(&moves[i]);
             let mut defences = MoveList::new();
             after.legal_moves(&mut defences);
             let mut refutations = Vec::new();
@@ -686,20 +746,41 @@ pub(crate) fn solve(
                     }
                 }
             }
-            if refutations.is_empty()
-                || refutations.len() as u32 > max_refutations
-                || control.is_stopped()
-            {
-                continue;
-            }
-            let mut node = SolutionNode::new(pos, m, NodeRole::Try, 1, false);
-            builder.add_play(&after, n, 1, &mut node, &refutations);
-            for r in &refutations {
-                node.replies
-                    .push(SolutionNode::new(&after, r, NodeRole::Refutation, 1, true));
-            }
-            tries.push(node);
+            refutations
+        });
+        for (i, r) in found.into_iter().enumerate() {
+            refutations[i] = r.filter(|r| !r.is_empty() && r.len() as u32 <= max_refutations);
         }
+    }
+
+    provers.truncate(1);
+    let prover = &provers[0];
+    let builder = TreeBuilder { prover, options };
+    let mut solutions = Vec::new();
+    for (i, m) in moves.iter().enumerate() {
+        if let Some(k) = key_len[i] {
+            let mut node = builder.attacker_node(pos, m, k, NodeRole::Key, 1);
+            node.flags.short = k < n;
+            solutions.push(node);
+        }
+    }
+
+    let mut tries = Vec::new();
+    for (m, refutations) in moves.iter().zip(&refutations) {
+        let Some(refutations) = refutations else {
+            continue;
+        };
+        if control.is_stopped() {
+            break;
+        }
+        let after = pos.play(m);
+        let mut node = SolutionNode::new(pos, m, NodeRole::Try, 1, false);
+        builder.add_play(&after, n, 1, &mut node, refutations);
+        for r in refutations {
+            node.replies
+                .push(SolutionNode::new(&after, r, NodeRole::Refutation, 1, true));
+        }
+        tries.push(node);
     }
 
     let mut set_play = Vec::new();
@@ -710,12 +791,15 @@ pub(crate) fn solve(
                 ..options.clone()
             };
             let set_builder = TreeBuilder {
-                prover: &prover,
+                prover,
                 options: &set_options,
             };
             set_builder.add_variations(&passed, n, 1, &mut set_play, &[], None);
         }
     }
 
-    super::finish_tree(problem, solutions, tries, set_play, control, Some(1))
+    prover.flush();
+    let mut tree = super::finish_tree(problem, solutions, tries, set_play, control, Some(1));
+    tree.stats.threads = workers as u32;
+    tree
 }

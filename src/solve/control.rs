@@ -107,6 +107,13 @@ impl SearchControl {
         self.tt_hits.fetch_add(1, Relaxed);
     }
 
+    /// Adds `n` table hits counted elsewhere.
+    pub fn count_tt_hits(&self, n: u64) {
+        if n > 0 {
+            self.tt_hits.fetch_add(n, Relaxed);
+        }
+    }
+
     pub fn nodes(&self) -> u64 {
         self.nodes.load(Relaxed)
     }

@@ -4,6 +4,7 @@
 mod battle;
 mod control;
 mod help;
+mod parallel;
 mod series;
 pub mod tree;
 pub mod tt;
