@@ -685,11 +685,15 @@ pub(crate) fn solve(
 
     // Iterative deepening over the first moves: shortest solutions first.
     let mut key_len: Vec<Option<u32>> = vec![None; moves.len()];
+    // A length whose shorter one was quick is searched on this thread alone: starting threads
+    // would cost more than they bring.
+    let mut last_pass = std::time::Duration::ZERO;
     if !reflex_blocked {
         for depth in 1..=n {
             control.set_depth(depth);
             control.set_first_moves(0, total);
-            if workers > 1 {
+            let pass_started = std::time::Instant::now();
+            if workers > 1 && last_pass >= std::time::Duration::from_micros(500) {
                 let todo: Vec<bool> = key_len.iter().map(|k| k.is_none()).collect();
                 let wins =
                     super::parallel::prove_first_moves(pos, &moves, &todo, depth, &mut provers);
@@ -712,6 +716,7 @@ pub(crate) fn solve(
                     }
                 }
             }
+            last_pass = pass_started.elapsed();
             if control.is_stopped() {
                 break;
             }
