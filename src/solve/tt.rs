@@ -334,7 +334,8 @@ mod os {
         pub fn madvise(addr: *mut c_void, len: usize, advice: i32) -> i32;
     }
     pub const PROT_READ_WRITE: i32 = 0x1 | 0x2;
-    pub const MAP_PRIVATE_ANONYMOUS: i32 = 0x02 | 0x20;
+    /// MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE: memory is committed only as it is touched.
+    pub const MAP_PRIVATE_ANONYMOUS: i32 = 0x02 | 0x20 | 0x4000;
     pub const MADV_HUGEPAGE: i32 = 14;
     pub const HUGE_PAGE: usize = 2 << 20;
 }
