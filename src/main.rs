@@ -99,11 +99,20 @@ enum Command {
     },
     /// Solve every problem of a corpus file and report time, nodes and nodes/s
     Bench {
+        /// Corpus-format JSON lines (../shared/bench/random.jsonl, ../shared/corpus/…)
         file: String,
+        /// Worker threads (0 = all cores)
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Transposition table size in entries
         #[arg(long, default_value_t = stipula::solve::tt::DEFAULT_ENTRIES)]
         tt_entries: usize,
+        /// Only problems whose popeye_seconds is at least this (e.g. 0.5 for the corpus's slow ones)
+        #[arg(long)]
+        min_popeye: Option<f64>,
+        /// Give up on a problem after this many seconds (it is reported as a timeout, a failure)
+        #[arg(long)]
+        time_limit: Option<f64>,
     },
 }
 
@@ -265,7 +274,9 @@ fn main() -> ExitCode {
             file,
             threads,
             tt_entries,
-        } => bench(&file, threads, tt_entries),
+            min_popeye,
+            time_limit,
+        } => bench(&file, threads, tt_entries, min_popeye, time_limit),
     }
 }
 
@@ -294,10 +305,20 @@ fn corpus_strings(v: &serde_json::Value) -> Vec<String> {
 /// Moves of a corpus solution line (`1.Kc3-d2 Qc1-c2 2.Kd2-e1 Qc2-e2 #`).
 fn corpus_line(line: &str) -> Vec<String> {
     line.split_whitespace()
-        .map(|tok| tok.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.'))
+        .map(strip_move_number)
         .filter(|tok| tok.contains('-') || tok.contains('*'))
         .map(normalise_move)
         .collect()
+}
+
+/// `4.0-0` → `0-0`, `1...Qc1-c2` → `Qc1-c2`; a token without a move number (`0-0`) is kept.
+fn strip_move_number(tok: &str) -> &str {
+    let digits = tok.len() - tok.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits > 0 && tok[digits..].starts_with('.') {
+        tok[digits..].trim_start_matches('.')
+    } else {
+        tok
+    }
 }
 
 /// Does the solver's answer equal the corpus line's (keys for direct play, lines otherwise)?
@@ -327,7 +348,13 @@ fn answer_matches(record: &serde_json::Value, tree: &stipula::solve::SolutionTre
     }
 }
 
-fn bench(file: &str, threads: usize, tt_entries: usize) -> ExitCode {
+fn bench(
+    file: &str,
+    threads: usize,
+    tt_entries: usize,
+    min_popeye: Option<f64>,
+    time_limit: Option<f64>,
+) -> ExitCode {
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
         Err(e) => {
@@ -344,8 +371,8 @@ fn bench(file: &str, threads: usize, tt_entries: usize) -> ExitCode {
         "{:<34} {:>8} {:>10} {:>12} {:>10} {:>9} {:>8}  answer",
         "problem", "stip", "seconds", "nodes", "Mnodes/s", "popeye s", "ratio"
     );
-    let (mut log_time, mut log_ratio, mut n_time, mut n_ratio, mut wrong) =
-        (0.0f64, 0.0f64, 0, 0, 0);
+    let (mut log_time, mut log_ratio, mut n_time, mut n_ratio, mut wrong, mut timeouts) =
+        (0.0f64, 0.0f64, 0, 0, 0, 0);
     let (mut total_nodes, mut total_secs) = (0u64, 0.0f64);
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let record: serde_json::Value = match serde_json::from_str(line) {
@@ -355,6 +382,14 @@ fn bench(file: &str, threads: usize, tt_entries: usize) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+        // Only problems whose reference answer is complete and plain ("core") can be checked.
+        let popeye = record["popeye_seconds"].as_f64();
+        if record["core"] == false
+            || record["illegal"] == true
+            || min_popeye.is_some_and(|m| popeye.is_none_or(|p| p < m))
+        {
+            continue;
+        }
         let id = record["id"].as_str().unwrap_or("?");
         let stip = record["stipulation"].as_str().unwrap_or("");
         let problem = match Problem::parse(record["fen"].as_str().unwrap_or(""), stip) {
@@ -366,7 +401,7 @@ fn bench(file: &str, threads: usize, tt_entries: usize) -> ExitCode {
         };
         // Each problem starts from an empty table: times must not depend on the order.
         solver.table().clear();
-        let control = SearchControl::default();
+        let control = SearchControl::new(None, time_limit.map(Duration::from_secs_f64));
         let start = Instant::now();
         let tree = match solver.solve(&problem, &options, &control) {
             Ok(t) => t,
@@ -376,8 +411,11 @@ fn bench(file: &str, threads: usize, tt_entries: usize) -> ExitCode {
             }
         };
         let secs = start.elapsed().as_secs_f64();
-        let ok = answer_matches(&record, &tree);
-        if !ok {
+        let timed_out = tree.stop_reason.is_some();
+        let ok = !timed_out && answer_matches(&record, &tree);
+        if timed_out {
+            timeouts += 1;
+        } else if !ok {
             wrong += 1;
         }
         let nodes = tree.stats.nodes;
@@ -385,7 +423,6 @@ fn bench(file: &str, threads: usize, tt_entries: usize) -> ExitCode {
         total_secs += secs;
         log_time += secs.max(1e-4).ln();
         n_time += 1;
-        let popeye = record["popeye_seconds"].as_f64();
         let ratio = popeye.map(|p| p / secs.max(1e-4));
         if let Some(r) = ratio {
             log_ratio += r.ln();
@@ -400,20 +437,42 @@ fn bench(file: &str, threads: usize, tt_entries: usize) -> ExitCode {
             nodes as f64 / secs.max(1e-9) / 1e6,
             popeye.map_or("-".into(), |p| format!("{p:.3}")),
             ratio.map_or("-".into(), |r| format!("{r:.1}x")),
-            if ok { "ok" } else { "WRONG" }
+            if timed_out {
+                "TIMEOUT"
+            } else if ok {
+                "ok"
+            } else {
+                "WRONG"
+            }
         );
     }
     println!(
-        "{n_time} problems: geometric mean {:.3} s; {:.2} Mnodes/s overall; geometric mean speed-up over popeye_seconds {}; {wrong} wrong",
+        "{n_time} problems: geometric mean {:.3} s; {:.2} Mnodes/s overall; geometric mean speed-up over popeye_seconds {}; {wrong} wrong; {timeouts} timed out (counted at the time limit)",
         (log_time / n_time.max(1) as f64).exp(),
         total_nodes as f64 / total_secs.max(1e-9) / 1e6,
         if n_ratio > 0 { format!("{:.1}x", (log_ratio / n_ratio as f64).exp()) } else { "-".into() },
     );
-    if wrong > 0 {
+    if let Some(peak) = peak_memory_bytes() {
+        println!(
+            "peak memory {:.1} MiB (table limit {:.1} MiB for {} entries)",
+            peak as f64 / (1 << 20) as f64,
+            solver.table().max_bytes() as f64 / (1 << 20) as f64,
+            solver.table().capacity()
+        );
+    }
+    if wrong + timeouts > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The process's peak resident memory (Linux: VmHWM of /proc/self/status).
+fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// Prints to stdout; a closed pipe (`stipula solve … | head`) ends quietly instead of panicking.
