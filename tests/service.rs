@@ -327,30 +327,23 @@ async fn unsupported_stipulations_are_unimplemented() {
     let _serial = SERIAL.lock().await;
     let server = TestServer::start(1).await;
     let mut client = server.client().await;
-    // Black to move: help play starts with Black; the series stipulations start with the side
-    // to move. Bounded by a time limit in case they are supported by now.
+    // Stipulations composers use that this solver does not solve: UNIMPLEMENTED, naming them;
+    // nonsense is INVALID_ARGUMENT instead.
     let fen = "k7/8/1K6/8/8/8/8/7R b - - 0 1";
-    let mut unsupported = 0;
-    for stip in ["h#2", "h=2", "ser-h#2", "ser-#2", "ser-s#2", "ser-r#2"] {
-        let req = pb::SolveRequest {
-            options: Some(pb::SolveOptions {
-                time_limit_ms: 200,
-                ..Default::default()
-            }),
-            ..request(fen, stip)
-        };
-        match client.solve(req).await {
-            Ok(_) => {}
-            Err(e) if e.code() == Code::Unimplemented => {
-                assert!(e.message().contains(stip), "{e:?}");
-                unsupported += 1;
-            }
-            Err(e) => panic!("{stip}: {e:?}"),
-        }
+    for (stip, what) in [
+        ("hs#2", "help-selfplay"),
+        ("pser-h#2", "parry series"),
+        ("h==2", "double stalemate"),
+    ] {
+        let e = client.solve(request(fen, stip)).await.unwrap_err();
+        assert_eq!(e.code(), Code::Unimplemented, "{stip}: {e:?}");
+        assert!(
+            e.message().contains(stip) && e.message().contains(what),
+            "{e:?}"
+        );
     }
-    if unsupported == 0 {
-        eprintln!("SKIPPED: every stipulation tried is supported now");
-    }
+    let e = client.solve(request(fen, "hq#2")).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
     server.shutdown().await;
 }
 

@@ -79,6 +79,55 @@ pub enum StipulationError {
     BadLength(String),
     /// The side to move in the position cannot start this stipulation.
     WrongSideToMove(String),
+    /// A stipulation composers use (Popeye knows it) that this solver does not solve yet.
+    Unsupported(String),
+}
+
+/// Stipulations of Popeye's beyond the orthodox families solved here, by how they start:
+/// (prefix, what composers call it).
+const UNSUPPORTED_FAMILIES: [(&str, &str); 9] = [
+    ("ser-hs", "series help-selfplay"),
+    ("ser-hr", "series help-reflex play"),
+    ("pser-", "parry series"),
+    ("phser-", "parry series help play"),
+    ("hs", "help-selfplay"),
+    ("hr", "help-reflex play"),
+    ("semi-r", "semi-reflex play"),
+    ("dia", "proof games"),
+    ("a=>b", "proof games from a given position"),
+];
+
+/// Aims other than mate and stalemate (after the family prefix), by their symbol.
+const UNSUPPORTED_AIMS: [(&str, &str); 9] = [
+    ("==", "double stalemate"),
+    ("##", "double mate"),
+    ("00", "castling"),
+    ("ep", "en passant capture"),
+    ("%", "counter-mate"),
+    ("+", "check"),
+    ("x", "capture"),
+    ("~", "any move"),
+    ("z", "promotion"),
+];
+
+/// `Some(error)` when `text` is a stipulation Popeye knows but this solver does not solve.
+fn unsupported(text: &str) -> Option<StipulationError> {
+    let t = text.trim();
+    let not_yet = |what: &str| {
+        Some(StipulationError::Unsupported(format!(
+            "'{text}': {what} is not supported yet; supported are #n, =n, s#n, s=n, r#n, h#n, h=n, h#n.5, ser-#n, ser-=n, ser-h#n, ser-h=n, ser-s#n, ser-r#n"
+        )))
+    };
+    if let Some(&(_, what)) = UNSUPPORTED_FAMILIES.iter().find(|(p, _)| t.starts_with(p)) {
+        return not_yet(what);
+    }
+    let rest = t.strip_prefix("ser-").unwrap_or(t);
+    let rest = rest.strip_prefix(['h', 's', 'r']).unwrap_or(rest);
+    let starts_with_number = |s: &str| s.bytes().next().is_some_and(|b| b.is_ascii_digit());
+    UNSUPPORTED_AIMS
+        .iter()
+        .find(|(aim, _)| rest.strip_prefix(aim).is_some_and(starts_with_number))
+        .and_then(|&(_, what)| not_yet(&format!("the aim {what}")))
 }
 
 impl fmt::Display for StipulationError {
@@ -86,7 +135,8 @@ impl fmt::Display for StipulationError {
         match self {
             StipulationError::Unknown(s)
             | StipulationError::BadLength(s)
-            | StipulationError::WrongSideToMove(s) => f.write_str(s),
+            | StipulationError::WrongSideToMove(s)
+            | StipulationError::Unsupported(s) => f.write_str(s),
         }
     }
 }
@@ -97,6 +147,9 @@ impl FromStr for Stipulation {
     type Err = StipulationError;
 
     fn from_str(text: &str) -> Result<Stipulation, StipulationError> {
+        if let Some(e) = unsupported(text) {
+            return Err(e);
+        }
         let t = text.trim();
         let unknown = || {
             StipulationError::Unknown(format!(
@@ -227,6 +280,41 @@ impl Stipulation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn known_but_unsupported_stipulations_say_so() {
+        for (text, what) in [
+            ("hs#2", "help-selfplay"),
+            ("hr#3", "help-reflex"),
+            ("ser-hs#4", "series help-selfplay"),
+            ("pser-h#3", "parry series"),
+            ("dia5.5", "proof games"),
+            ("semi-r#2", "semi-reflex"),
+            ("h==2", "double stalemate"),
+            ("h##3", "double mate"),
+            ("h002", "castling"),
+            ("hep1", "en passant"),
+            ("h~1", "any move"),
+            ("ser-z5", "promotion"),
+            ("%2", "counter-mate"),
+        ] {
+            match text.parse::<Stipulation>() {
+                Err(StipulationError::Unsupported(m)) => {
+                    assert!(m.contains(what) && m.contains(text), "{text}: {m}")
+                }
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        for text in ["hq#2", "#", "ser-", "h=x", "xyz"] {
+            assert!(
+                matches!(
+                    text.parse::<Stipulation>(),
+                    Err(StipulationError::Unknown(_))
+                ),
+                "{text}"
+            );
+        }
+    }
 
     #[test]
     fn parses_every_family() {

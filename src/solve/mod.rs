@@ -53,7 +53,10 @@ impl std::error::Error for ProblemError {}
 impl Problem {
     /// Reads and checks a FEN and a stipulation.
     pub fn parse(fen: &str, stipulation: &str) -> Result<Problem, ProblemError> {
-        let stipulation: Stipulation = stipulation.parse().map_err(ProblemError::Stipulation)?;
+        let stipulation: Stipulation = stipulation.parse().map_err(|e| match e {
+            StipulationError::Unsupported(s) => ProblemError::Unsupported(s),
+            e => ProblemError::Stipulation(e),
+        })?;
         let setup = crate::chess::Setup::from_fen(fen)
             .map_err(|e| ProblemError::Position(PositionError::Fen(e)))?;
         let report = crate::chess::validate(&setup);
