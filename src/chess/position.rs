@@ -107,6 +107,11 @@ impl Position {
 
     /// Validates a setup; on success the position carries exactly the rights the report grants.
     pub fn from_setup(setup: &Setup) -> Result<Position, ValidationReport> {
+        Position::validated(setup).map(|(position, _)| position)
+    }
+
+    /// As `from_setup`, also returning the legality report (its assumptions) of a legal setup.
+    pub fn validated(setup: &Setup) -> Result<(Position, ValidationReport), ValidationReport> {
         let report = validate(setup);
         if !report.is_legal() {
             return Err(report);
@@ -125,7 +130,7 @@ impl Position {
         }
         b.en_passant = report.en_passant.map(|sq| sq.to_cozy());
         match b.build() {
-            Ok(board) => Ok(Position { board }),
+            Ok(board) => Ok((Position { board }, report)),
             Err(e) => {
                 // Validation should have caught everything the board builder rejects.
                 let mut report = report;

@@ -59,8 +59,7 @@ impl Problem {
         })?;
         let setup = crate::chess::Setup::from_fen(fen)
             .map_err(|e| ProblemError::Position(PositionError::Fen(e)))?;
-        let report = crate::chess::validate(&setup);
-        let position = Position::from_setup(&setup)
+        let (position, report) = Position::validated(&setup)
             .map_err(|r| ProblemError::Position(PositionError::Illegal(r)))?;
         stipulation
             .check_side_to_move(position.side_to_move())
