@@ -21,11 +21,15 @@
 //! be reached in the moves each side has left is not searched (`reach::goal_reachable`, a
 //! relaxation of the final position measured in empty-board distances, in the spirit of
 //! Popeye's intelligent mode but without its target positions).
+//!
+//! On several threads each length's first moves, and then their replies, are shared out among
+//! one search per thread (`parallel::share_out`); the lines are read back in move order, so they
+//! are the same on any number of threads.
+
+use std::time::{Duration, Instant};
 
 use crate::chess::{Color, Move, MoveKind, MoveList, Position, Role, Square};
 use crate::problem::{Aim, SolveOptions};
-
-use std::time::{Duration, Instant};
 
 use super::parallel::{
     share_out, worker_count, Gate, Handed, JobResult, Opened, Sharer, Split, Tally, SHARE_AFTER,

@@ -23,11 +23,13 @@
 //! The series positions (series side to move, k moves to go) are keyed in the transposition
 //! table with "no solution in exactly k series moves", so transposed move orders are searched
 //! once.
+//!
+//! On several threads the first two series moves are shared out as in help play.
+
+use std::time::{Duration, Instant};
 
 use crate::chess::{Move, MoveList, Position};
 use crate::problem::{Aim, SeriesEnd, SolveOptions};
-
-use std::time::{Duration, Instant};
 
 use super::help::{
     aim_reached, count_lines, finish, keep_first_lines, known_unsolvable, mark_short, merge_lines,
