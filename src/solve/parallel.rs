@@ -599,7 +599,7 @@ mod tests {
         ),
         ("8/2p1P3/5p1P/3k1n2/P2br3/4p1PK/6r1/3Q1b2 b - - 0 1", "h#2"),
         ("8/4p3/2K2B1P/p1P1P3/pk2PN2/pp6/8/8 b - - 0 1", "h#3"),
-        ("k1n5/1n6/8/8/7p/5p1N/5p2/5K1R b - - 0 1", "h#4"),
+        ("r3k3/3np3/8/3K4/6B1/6B1/8/8 b q - 0 1", "h#2"),
         ("8/8/8/K7/1N6/8/8/k7 b - - 0 1", "h=3"),
         ("8/4p3/2K2B1P/p1P1P3/pk2PN2/pp6/8/8 w - - 0 1", "h#2.5"),
         ("n5Q1/8/8/8/6N1/K7/8/k7 w - - 0 1", "h#1.5"),
@@ -609,7 +609,7 @@ mod tests {
         ("8/8/8/8/6p1/3Q4/2p2K2/7k b - - 0 1", "ser-h=3"),
         ("8/8/8/7b/8/3pk1P1/7n/4K3 w - - 0 1", "ser-r#2"),
         ("8/8/8/1p6/bPp5/kpP5/Np6/bK6 w - - 0 1", "ser-s#2"),
-        ("8/8/1kqn3K/1npb4/2rr4/8/5N2/8 b - - 0 1", "ser-h#8"),
+        ("8/8/4K3/8/2kpn3/2rb2B1/8/8 b - - 0 1", "ser-h#6"),
     ];
 
     #[test]
@@ -690,6 +690,39 @@ mod tests {
             });
             assert_eq!(tree.verdict, Verdict::Cancelled);
             assert_eq!(tree.stats.threads, 3);
+        }
+    }
+
+    #[test]
+    fn node_budget_and_deadline_stop_help_and_series_workers() {
+        let help = Problem::parse("8/8/2K5/8/k7/6p1/p2pP2p/8 b - - 0 1", "h=9").unwrap();
+        let series = Problem::parse("8/8/1kqn3K/1npb4/2rr4/8/5N2/8 b - - 0 1", "ser-h#20").unwrap();
+        let options = SolveOptions {
+            threads: 2,
+            ..SolveOptions::default()
+        };
+        for problem in [&help, &series] {
+            let solver = Solver::new(1 << 18);
+            let control = SearchControl::new(Some(300_000), None);
+            let tree = solver.solve(problem, &options, &control).unwrap();
+            assert_eq!(tree.stop_reason, Some(StopReason::NodeBudget));
+            // Each thread adds its count in batches: a little over the budget, not much.
+            assert!(
+                tree.stats.nodes >= 300_000 && tree.stats.nodes < 320_000,
+                "{}",
+                tree.stats.nodes
+            );
+
+            let solver = Solver::new(1 << 18);
+            let control = SearchControl::new(None, Some(Duration::from_millis(300)));
+            let started = Instant::now();
+            let tree = solver.solve(problem, &options, &control).unwrap();
+            assert_eq!(tree.stop_reason, Some(StopReason::Deadline));
+            assert!(
+                started.elapsed() < Duration::from_millis(500),
+                "{:?}",
+                started.elapsed()
+            );
         }
     }
 
