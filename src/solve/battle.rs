@@ -4,12 +4,12 @@
 //! One proof engine serves all three families: they differ only in the tests at the ends of
 //! play (who must reach the aim, and whether a side that *can* reach it must).
 
-use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::chess::{Move, MoveKey, MoveList, Position, MAX_MOVES};
 use crate::problem::{Aim, Family, SolveOptions};
 
+use super::parallel::Tally;
 use super::tree::{NodeRole, SolutionNode};
 use super::{SearchControl, TranspositionTable};
 
@@ -64,19 +64,8 @@ pub(crate) struct Prover<'a> {
     defence_killers: Box<[AtomicU32]>,
     /// How often each defence (by from/to) refuted: the order of defences at interior nodes.
     history: Box<[AtomicU32]>,
-    /// Nodes and table hits not yet added to the shared counters (one prover per thread; adding
-    /// at every node would make the threads fight over one cache line).
-    nodes: Cell<u64>,
-    hits: Cell<u64>,
-}
-
-/// Nodes counted locally before they are added to the shared count.
-const NODE_BATCH: u64 = 512;
-
-impl Drop for Prover<'_> {
-    fn drop(&mut self) {
-        self.flush();
-    }
+    /// This thread's node and table-hit counts.
+    tally: Tally<'a>,
 }
 
 impl<'a> Prover<'a> {
@@ -106,8 +95,7 @@ impl<'a> Prover<'a> {
             attack_killers: slots(),
             defence_killers: slots(),
             history,
-            nodes: Cell::new(0),
-            hits: Cell::new(0),
+            tally: Tally::new(control, None),
         }
     }
 
@@ -118,24 +106,17 @@ impl<'a> Prover<'a> {
     /// Counts a node; true when the search must stop.
     #[inline]
     fn count_node(&self) -> bool {
-        let c = self.nodes.get() + 1;
-        if c >= NODE_BATCH {
-            self.nodes.set(0);
-            return self.control.count_nodes(c);
-        }
-        self.nodes.set(c);
-        self.stopped()
+        self.tally.count(1)
     }
 
     #[inline]
     fn count_tt_hit(&self) {
-        self.hits.set(self.hits.get() + 1);
+        self.tally.hit();
     }
 
     /// Adds the locally counted nodes and hits to the shared counters.
     pub(crate) fn flush(&self) {
-        self.control.count_nodes(self.nodes.replace(0));
-        self.control.count_tt_hits(self.hits.replace(0));
+        self.tally.flush();
     }
 
     /// Attacker to move: can he force the aim within `n` of his moves?
@@ -685,15 +666,14 @@ pub(crate) fn solve(
 
     // Iterative deepening over the first moves: shortest solutions first.
     let mut key_len: Vec<Option<u32>> = vec![None; moves.len()];
-    // A length whose shorter one was quick is searched on this thread alone: starting threads
-    // would cost more than they bring.
+    // A length whose shorter one was quick is searched on this thread alone.
     let mut last_pass = std::time::Duration::ZERO;
     if !reflex_blocked {
         for depth in 1..=n {
             control.set_depth(depth);
             control.set_first_moves(0, total);
             let pass_started = std::time::Instant::now();
-            if workers > 1 && last_pass >= std::time::Duration::from_micros(500) {
+            if workers > 1 && last_pass >= super::parallel::SHARE_AFTER {
                 let todo: Vec<bool> = key_len.iter().map(|k| k.is_none()).collect();
                 let wins =
                     super::parallel::prove_first_moves(pos, &moves, &todo, depth, &mut provers);

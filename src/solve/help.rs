@@ -21,10 +21,19 @@
 //! be reached in the moves each side has left is not searched (`reach::goal_reachable`, a
 //! relaxation of the final position measured in empty-board distances, in the spirit of
 //! Popeye's intelligent mode but without its target positions).
+//!
+//! On several threads each length's first moves, and then their replies, are shared out among
+//! one search per thread (`parallel::share_out`); the lines are read back in move order, so they
+//! are the same on any number of threads.
+
+use std::time::{Duration, Instant};
 
 use crate::chess::{Color, Move, MoveKind, MoveList, Position, Role, Square};
 use crate::problem::{Aim, SolveOptions};
 
+use super::parallel::{
+    share_out, worker_count, Gate, Handed, JobResult, Opened, Sharer, Split, Tally, SHARE_AFTER,
+};
 use super::{
     NodeRole, Problem, SearchControl, SearchStats, SolutionNode, SolutionTree, TranspositionTable,
     Verdict,
@@ -262,10 +271,13 @@ pub(super) fn finish(
     }
 }
 
-/// One depth-first enumeration of help play lines.
+/// One depth-first enumeration of help play lines (one per thread).
 struct HelpSearch<'a> {
     tt: &'a TranspositionTable,
     control: &'a SearchControl,
+    tally: Tally<'a>,
+    /// Where the moves are shared out among threads.
+    split: Split,
     aim: Aim,
     salt: u64,
     numbering: Numbering,
@@ -286,7 +298,7 @@ impl HelpSearch<'_> {
         if self.halted {
             return Vec::new();
         }
-        if self.control.count_nodes(1) {
+        if self.tally.count(1) {
             self.halted = true;
             return Vec::new();
         }
@@ -298,7 +310,7 @@ impl HelpSearch<'_> {
         if k >= TT_MIN_PLIES {
             if let Some(e) = self.tt.probe(key) {
                 if known_unsolvable(e.no_solution_in, k) {
-                    self.control.count_tt_hit();
+                    self.tally.hit();
                     return Vec::new();
                 }
             }
@@ -322,8 +334,11 @@ impl HelpSearch<'_> {
         if ply == 0 && self.progress {
             self.control.set_first_moves(0, moves.len() as u32);
         }
+        if self.split.hands_over(ply, pos, key, &moves) {
+            return out;
+        }
         if k == 1 {
-            if self.control.count_nodes(moves.len() as u64) {
+            if self.tally.count(moves.len() as u64) {
                 self.halted = true;
                 return out;
             }
@@ -345,7 +360,10 @@ impl HelpSearch<'_> {
                 }
             }
         } else {
-            for mv in moves.iter() {
+            for (index, mv) in moves.iter().enumerate() {
+                if self.split.skips(ply, index) {
+                    continue;
+                }
                 let after = pos.play(mv);
                 let replies = self.lines(&after, k - 1, ply + 1);
                 if !replies.is_empty() {
@@ -361,7 +379,7 @@ impl HelpSearch<'_> {
                 }
             }
         }
-        if out.is_empty() && !self.halted && k >= TT_MIN_PLIES {
+        if out.is_empty() && !self.halted && k >= TT_MIN_PLIES && !self.split.partial(ply) {
             self.tt.store_no_solution(key, k);
         }
         out
@@ -378,16 +396,205 @@ impl HelpSearch<'_> {
     }
 }
 
-/// All lines of `min, min+2, …, max` plies from `pos`, merged into one forest.
-fn all_lengths(search: &mut HelpSearch, pos: &Position, min: u32, max: u32) -> Vec<SolutionNode> {
-    let mut forest = Vec::new();
-    let mut plies = min;
-    while plies <= max && !search.halted {
-        if search.progress {
-            search.control.set_depth(plies.div_ceil(2));
+impl HelpSearch<'_> {
+    /// Ready for a new unit of work (with the same limit).
+    fn restart(&mut self, split: Split) {
+        self.found = 0;
+        self.halted = false;
+        self.split = split;
+    }
+}
+
+/// A help search on one thread of `share_out`: the lines of `plies` plies from `root`.
+struct HelpWorker<'s, 'a> {
+    search: &'s mut HelpSearch<'a>,
+    root: &'s Position,
+    plies: u32,
+}
+
+impl Sharer for HelpWorker<'_, '_> {
+    type Shared = Handed;
+    type Out = Vec<SolutionNode>;
+
+    fn tally(&self) -> &Tally<'_> {
+        &self.search.tally
+    }
+
+    fn open(&mut self, job: usize) -> Opened<Handed, Vec<SolutionNode>> {
+        // The moves after the first move are shared out when they have a ply to go after them.
+        self.search.restart(Split {
+            hand_over_at: (self.plies >= 3).then_some(1),
+            only: Some((0, job)),
+            handed: None,
+        });
+        let out = self.search.lines(self.root, self.plies, 0);
+        match self.search.split.handed.take() {
+            Some(after) => {
+                let n = after.moves.len();
+                Opened::Split(after, n)
+            }
+            None => Opened::Whole(out),
         }
-        let lines = search.lines(pos, plies, 0);
-        let mut lines = lines;
+    }
+
+    fn child(&mut self, after: &Handed, _job: usize, child: usize) -> Vec<SolutionNode> {
+        self.search.restart(Split {
+            only: Some((1, child)),
+            ..Split::default()
+        });
+        self.search.lines(&after.pos, self.plies - 1, 1)
+    }
+
+    fn solutions(out: &Vec<SolutionNode>) -> u64 {
+        count_lines(out)
+    }
+}
+
+/// Keeps the first lines of a forest until `keep` are kept. `grouped`: the last moves of lines
+/// are counted together with the move before them (series play counts a series' final move and
+/// every end move after it at once).
+pub(super) fn keep_first_lines(nodes: &mut Vec<SolutionNode>, keep: u64, grouped: bool) {
+    fn go(nodes: &mut Vec<SolutionNode>, room: &mut u64, grouped: bool) {
+        let mut kept = 0;
+        for n in nodes.iter_mut() {
+            if *room == 0 {
+                break;
+            }
+            kept += 1;
+            if n.replies.is_empty() {
+                *room -= 1;
+            } else if grouped && n.replies.iter().all(|r| r.replies.is_empty()) {
+                *room = room.saturating_sub(n.replies.len() as u64);
+            } else {
+                go(&mut n.replies, room, grouped);
+            }
+        }
+        nodes.truncate(kept);
+    }
+    let mut room = keep;
+    go(nodes, &mut room, grouped);
+}
+
+/// The lines of exactly `plies` plies from `pos` (the first `limit` of them), searched by every
+/// search in `searches` on a thread of its own.
+fn lines_shared(
+    searches: &mut [HelpSearch],
+    gate: &Gate,
+    pos: &Position,
+    plies: u32,
+    limit: Option<u64>,
+    progress: bool,
+) -> Vec<SolutionNode> {
+    let first = &mut searches[0];
+    first.progress = progress;
+    first.restart(Split {
+        hand_over_at: Some(0),
+        ..Split::default()
+    });
+    let whole = first.lines(pos, plies, 0);
+    first.progress = false;
+    let Some(root) = first.split.handed.take() else {
+        // Cut or stopped before the first moves.
+        return whole;
+    };
+    let (tt, control) = (first.tt, first.control);
+    let (number, dots) = first.numbering.at(0);
+    let results = {
+        let mut workers: Vec<HelpWorker> = searches
+            .iter_mut()
+            .map(|search| HelpWorker {
+                search,
+                root: pos,
+                plies,
+            })
+            .collect();
+        share_out(
+            &mut workers,
+            control,
+            gate,
+            root.moves.len(),
+            limit,
+            progress,
+        )
+    };
+    // As `lines` would: the first moves' nodes in order, and the facts it would store.
+    let mut out = Vec::new();
+    let mut complete = true;
+    for (mv, result) in root.moves.iter().zip(results) {
+        match result {
+            JobResult::Skipped => complete = false,
+            JobResult::Whole(unit) => {
+                complete &= unit.complete;
+                out.extend(unit.out);
+            }
+            JobResult::Split(after, units) => {
+                let mut replies = Vec::new();
+                let mut all = true;
+                for unit in units {
+                    match unit {
+                        Some(unit) => {
+                            all &= unit.complete;
+                            replies.extend(unit.out);
+                        }
+                        None => all = false,
+                    }
+                }
+                if !replies.is_empty() {
+                    let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
+                    node.replies = replies;
+                    out.push(node);
+                } else if all && plies > TT_MIN_PLIES {
+                    tt.store_no_solution(after.key, plies - 1);
+                }
+                complete &= all;
+            }
+        }
+    }
+    if out.is_empty() && complete && plies >= TT_MIN_PLIES {
+        tt.store_no_solution(root.key, plies);
+    }
+    if let Some(limit) = limit {
+        keep_first_lines(&mut out, limit, false);
+    }
+    out
+}
+
+/// All lines of `min, min+2, …, max` plies from `pos`, merged into one forest (the first
+/// `limit` of them), searched by the searches in `searches`, one thread each.
+fn all_lengths(
+    searches: &mut [HelpSearch],
+    gate: &Gate,
+    pos: &Position,
+    (min, max): (u32, u32),
+    limit: Option<u64>,
+    progress: bool,
+) -> Vec<SolutionNode> {
+    let control = searches[0].control;
+    let mut forest = Vec::new();
+    let mut found = 0;
+    let mut last_pass = Duration::ZERO;
+    let mut plies = min;
+    while plies <= max && !control.is_stopped() && limit.is_none_or(|l| found < l) {
+        if progress {
+            control.set_depth(plies.div_ceil(2));
+        }
+        gate.reopen();
+        let left = limit.map(|l| l - found);
+        for search in searches.iter_mut() {
+            search.limit = left;
+            search.progress = false;
+        }
+        let started = Instant::now();
+        let mut lines = if searches.len() > 1 && plies >= 3 && last_pass >= SHARE_AFTER {
+            lines_shared(searches, gate, pos, plies, left, progress)
+        } else {
+            let search = &mut searches[0];
+            search.progress = progress;
+            search.restart(Split::default());
+            search.lines(pos, plies, 0)
+        };
+        last_pass = started.elapsed();
+        found += count_lines(&lines);
         mark_short(&mut lines, 1, max);
         merge_lines(&mut forest, lines);
         plies += 2;
@@ -409,42 +616,56 @@ pub(crate) fn solve(
     };
     let pos = &problem.position;
     let full = stip.plies();
-    let mut search = HelpSearch {
-        tt,
-        control,
-        aim: stip.aim,
-        salt,
-        numbering: Numbering::new(pos.side_to_move()),
-        limit: options.max_solutions.map(u64::from),
-        found: 0,
-        halted: false,
-        progress: true,
-    };
+    let workers = worker_count(options.threads);
+    let gate = Gate::new();
+    // One search per thread; the first also searches alone.
+    let mut searches: Vec<HelpSearch> = (0..workers)
+        .map(|_| HelpSearch {
+            tt,
+            control,
+            tally: Tally::new(control, Some(&gate)),
+            split: Split::default(),
+            aim: stip.aim,
+            salt,
+            numbering: Numbering::new(pos.side_to_move()),
+            limit: None,
+            found: 0,
+            halted: false,
+            progress: false,
+        })
+        .collect();
     let min = if stip.half { 1 } else { 2 };
-    let solutions = all_lengths(&mut search, pos, min, full);
+    let limit = options.max_solutions.map(u64::from);
+    let solutions = all_lengths(&mut searches, &gate, pos, (min, full), limit, true);
 
     let mut set_play = Vec::new();
     if options.set_play && !control.is_stopped() && full >= 2 {
         if let Some(set_pos) = pos.pass() {
-            let mut set_search = HelpSearch {
-                numbering: Numbering::new(set_pos.side_to_move()),
-                limit: None,
-                found: 0,
-                halted: false,
-                progress: false,
-                ..search
-            };
+            for search in &mut searches {
+                search.numbering = Numbering::new(set_pos.side_to_move());
+            }
             let set_min = if stip.half { 2 } else { 1 };
-            set_play = all_lengths(&mut set_search, &set_pos, set_min, full - 1);
+            set_play = all_lengths(
+                &mut searches,
+                &gate,
+                &set_pos,
+                (set_min, full - 1),
+                None,
+                false,
+            );
         }
     }
-    finish(
+    // Every count in.
+    drop(searches);
+    let mut tree = finish(
         problem,
         solutions,
         set_play,
         control,
         options.intended_solutions,
-    )
+    );
+    tree.stats.threads = workers as u32;
+    tree
 }
 
 #[cfg(test)]

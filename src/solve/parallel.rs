@@ -1,17 +1,35 @@
-//! Battle play on several threads: the first moves are shared out among workers, each with its own
-//! prover (killers, history, node counts) over the one transposition table; a worker that finds
-//! no first move left helps with the defences of a first move still being proved.
+//! Search on several threads.
 //!
-//! The answers do not depend on the timing: whether a first move wins within a length is a fact,
-//! found whatever the table holds and in whatever order the defences are tried; each first move's
-//! result is kept in its own slot and read in first-move order.
+//! Battle play: the first moves are shared out among workers, each with its own prover (killers,
+//! history, node counts) over the one transposition table; a worker that finds no first move left
+//! helps with the defences of a first move still being proved.
+//!
+//! Help and series play (`share_out`): the first moves are shared out the same way; each first
+//! move's own moves (the second ply) are then shared by whoever is free, so that one first move
+//! holding most of the work is still searched by every thread.
+//!
+//! The answers do not depend on the timing: whether a first move wins within a length, or which
+//! lines follow a move, is a fact, found whatever the table holds and in whatever order the
+//! moves are tried; each result is kept in its own slot and read in move order.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering::Relaxed};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
 
 use crate::chess::{Move, MoveList, Position};
 
 use super::battle::{Battle, Prover};
+use super::SearchControl;
+
+/// A length whose shorter one took less than this is searched on one thread: starting threads
+/// would cost more than they bring (battle play on the bench's millisecond problems: 2 threads
+/// went from 0.7x to 1.25x). Tests share out every length, to test the sharing on small problems.
+pub(crate) const SHARE_AFTER: Duration = if cfg!(test) {
+    Duration::ZERO
+} else {
+    Duration::from_micros(500)
+};
 
 /// How many workers `threads` asks for (0: one per core).
 pub(crate) fn worker_count(threads: usize) -> usize {
@@ -192,6 +210,341 @@ pub(crate) fn map<T: Send>(
     results.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Nodes counted locally before they are added to the shared count.
+const NODE_BATCH: u64 = 512;
+
+/// One thread's node and table-hit counts, added to the shared counters in batches (adding at
+/// every node would make the threads fight over one cache line), and its stop test.
+pub(crate) struct Tally<'a> {
+    pub control: &'a SearchControl,
+    nodes: Cell<u64>,
+    hits: Cell<u64>,
+    /// With `share_out`: the work unit being searched, given up when the gate closes on it.
+    gate: Option<&'a Gate>,
+    unit: Cell<u64>,
+}
+
+impl<'a> Tally<'a> {
+    pub(crate) fn new(control: &'a SearchControl, gate: Option<&'a Gate>) -> Tally<'a> {
+        Tally {
+            control,
+            nodes: Cell::new(0),
+            hits: Cell::new(0),
+            gate,
+            unit: Cell::new(0),
+        }
+    }
+
+    /// Counts `n` nodes; true when the search must stop.
+    #[inline]
+    pub(crate) fn count(&self, n: u64) -> bool {
+        let c = self.nodes.get() + n;
+        if c >= NODE_BATCH {
+            self.nodes.set(0);
+            self.control.count_nodes(c);
+        } else {
+            self.nodes.set(c);
+        }
+        self.stopped()
+    }
+
+    #[inline]
+    pub(crate) fn hit(&self) {
+        self.hits.set(self.hits.get() + 1);
+    }
+
+    /// Whether the search is stopped, or the unit being searched is no longer needed.
+    #[inline]
+    pub(crate) fn stopped(&self) -> bool {
+        self.control.is_stopped() || self.gate.is_some_and(|g| g.closed(self.unit.get()))
+    }
+
+    /// Adds the locally counted nodes and hits to the shared counters.
+    pub(crate) fn flush(&self) {
+        self.control.count_nodes(self.nodes.replace(0));
+        self.control.count_tt_hits(self.hits.replace(0));
+    }
+}
+
+impl Drop for Tally<'_> {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+/// Work units in move order: `(first move, 0)` for a first move searched whole, `(first move,
+/// j + 1)` for its `j`th own move.
+fn unit(job: usize, child: Option<usize>) -> u64 {
+    ((job as u64) << 32) | child.map_or(0, |j| j as u64 + 1)
+}
+
+/// Closes on the units after the one at which a solution limit is reached: they can add no
+/// line to the first ones, so their searches give up.
+pub(crate) struct Gate {
+    last_needed: AtomicU64,
+}
+
+impl Gate {
+    pub(crate) fn new() -> Gate {
+        Gate {
+            last_needed: AtomicU64::new(u64::MAX),
+        }
+    }
+
+    /// Opens for a new search (every unit needed).
+    pub(crate) fn reopen(&self) {
+        self.last_needed.store(u64::MAX, Relaxed);
+    }
+
+    #[inline]
+    fn closed(&self, unit: u64) -> bool {
+        unit > self.last_needed.load(Relaxed)
+    }
+}
+
+/// What a search hands over at the depth where its moves are to be shared out.
+pub(crate) struct Handed {
+    /// The position and its table key (as the search computes it).
+    pub pos: Position,
+    pub key: u64,
+    pub moves: Vec<Move>,
+}
+
+/// How a help or series search takes part in `share_out`. Its depth is its own (ply, series move
+/// number): at `hand_over_at` the search stops before playing the moves and hands them over; at
+/// `only.0` it plays only the move at index `only.1`. Either way nothing is stored in the table
+/// for the position there: its answer is assembled from the shared-out parts.
+#[derive(Default)]
+pub(crate) struct Split {
+    pub hand_over_at: Option<u32>,
+    pub only: Option<(u32, usize)>,
+    pub handed: Option<Handed>,
+}
+
+impl Split {
+    /// At the hand-over depth: keeps the moves (true: the search returns at once).
+    #[inline]
+    pub(crate) fn hands_over(
+        &mut self,
+        depth: u32,
+        pos: &Position,
+        key: u64,
+        moves: &MoveList,
+    ) -> bool {
+        if self.hand_over_at != Some(depth) {
+            return false;
+        }
+        self.handed = Some(Handed {
+            pos: pos.clone(),
+            key,
+            moves: moves.to_vec(),
+        });
+        true
+    }
+
+    /// Whether the move at `index` is left out at `depth`.
+    #[inline]
+    pub(crate) fn skips(&self, depth: u32, index: usize) -> bool {
+        self.only.is_some_and(|(d, i)| d == depth && i != index)
+    }
+
+    /// Whether the search at `depth` sees only part of the moves (so must store no fact).
+    #[inline]
+    pub(crate) fn partial(&self, depth: u32) -> bool {
+        self.only.is_some_and(|(d, _)| d == depth)
+    }
+}
+
+/// A worker of `share_out`: one search of its own (killers, counters, limit) per thread.
+pub(crate) trait Sharer: Send {
+    /// What a first move hands to whoever helps with its own moves.
+    type Shared: Send + Sync;
+    /// The answer of a unit (whole first move, or one of its own moves).
+    type Out: Send;
+    fn tally(&self) -> &Tally<'_>;
+    /// Searches first move `job`: whole, or up to its own moves (`Split`, with their number).
+    fn open(&mut self, job: usize) -> Opened<Self::Shared, Self::Out>;
+    /// Searches own move `child` of first move `job`.
+    fn child(&mut self, shared: &Self::Shared, job: usize, child: usize) -> Self::Out;
+    /// Solutions counted towards the limit in an answer.
+    fn solutions(out: &Self::Out) -> u64;
+}
+
+pub(crate) enum Opened<S, R> {
+    Whole(R),
+    Split(S, usize),
+}
+
+/// A unit's answer; `complete` when the search was not cut short by a stop or the gate.
+pub(crate) struct Unit<R> {
+    pub out: R,
+    pub complete: bool,
+}
+
+/// A first move's answers, in move order.
+pub(crate) enum JobResult<S, R> {
+    /// Not searched (stopped, or after the solution limit).
+    Skipped,
+    Whole(Unit<R>),
+    /// Its own moves' answers (`None`: not searched).
+    Split(S, Vec<Option<Unit<R>>>),
+}
+
+struct SharedJob<S> {
+    split: OnceLock<(S, usize)>,
+    next: AtomicUsize,
+    done: AtomicUsize,
+}
+
+enum Slot<R> {
+    Empty,
+    Whole(Unit<R>),
+    Split(Vec<Option<Unit<R>>>),
+}
+
+/// Searches first moves `0..count` on one thread per worker (the first on this one) and returns
+/// their answers in move order. With a `limit` on solutions, the units after the first ones that
+/// reach it (in move order) are given up. `progress`: first moves done are reported.
+pub(crate) fn share_out<W: Sharer>(
+    workers: &mut [W],
+    control: &SearchControl,
+    gate: &Gate,
+    count: usize,
+    limit: Option<u64>,
+    progress: bool,
+) -> Vec<JobResult<W::Shared, W::Out>> {
+    gate.reopen();
+    let jobs: Vec<SharedJob<W::Shared>> = (0..count)
+        .map(|_| SharedJob {
+            split: OnceLock::new(),
+            next: AtomicUsize::new(0),
+            done: AtomicUsize::new(0),
+        })
+        .collect();
+    let slots: Mutex<Vec<Slot<W::Out>>> = Mutex::new((0..count).map(|_| Slot::Empty).collect());
+    let next = AtomicUsize::new(0);
+
+    // Records an answer, and closes the gate once the answers so far, read in move order
+    // without a gap, reach the limit.
+    let record = |job: usize, child: Option<usize>, u: Unit<W::Out>| {
+        let mut slots = slots.lock().unwrap_or_else(|e| e.into_inner());
+        match (&mut slots[job], child) {
+            (Slot::Split(c), Some(j)) => c[j] = Some(u),
+            (s, None) => *s = Slot::Whole(u),
+            _ => unreachable!("a unit of a first move not split"),
+        }
+        let Some(limit) = limit else { return };
+        let mut found = 0;
+        for (i, s) in slots.iter().enumerate() {
+            let (whole, children) = match s {
+                Slot::Empty => return,
+                Slot::Whole(u) => (Some(u), &[][..]),
+                Slot::Split(c) => (None, &c[..]),
+            };
+            let units = whole.map(|u| (None, Some(u))).into_iter().chain(
+                children
+                    .iter()
+                    .enumerate()
+                    .map(|(j, u)| (Some(j), u.as_ref())),
+            );
+            for (j, u) in units {
+                let Some(u) = u.filter(|u| u.complete) else {
+                    return;
+                };
+                found += W::solutions(&u.out);
+                if found >= limit {
+                    gate.last_needed.fetch_min(unit(i, j), Relaxed);
+                    return;
+                }
+            }
+        }
+    };
+
+    // Takes own moves of a split first move until none is left.
+    let help = |w: &mut W, i: usize, job: &SharedJob<W::Shared>| {
+        let Some((shared, n)) = job.split.get() else {
+            return;
+        };
+        loop {
+            let j = job.next.fetch_add(1, Relaxed);
+            if j >= *n {
+                return;
+            }
+            if !control.is_stopped() && !gate.closed(unit(i, Some(j))) {
+                w.tally().unit.set(unit(i, Some(j)));
+                let out = w.child(shared, i, j);
+                let complete = !w.tally().stopped();
+                record(i, Some(j), Unit { out, complete });
+            }
+            if job.done.fetch_add(1, Relaxed) + 1 == *n && progress {
+                control.first_move_done();
+            }
+        }
+    };
+
+    let worker = |w: &mut W| {
+        loop {
+            let i = next.fetch_add(1, Relaxed);
+            let Some(job) = jobs.get(i) else { break };
+            if control.is_stopped() || gate.closed(unit(i, None)) {
+                continue;
+            }
+            w.tally().unit.set(unit(i, None));
+            match w.open(i) {
+                Opened::Whole(out) => {
+                    let complete = !w.tally().stopped();
+                    record(i, None, Unit { out, complete });
+                    if progress {
+                        control.first_move_done();
+                    }
+                }
+                Opened::Split(shared, n) => {
+                    if n == 0 && progress {
+                        control.first_move_done();
+                    }
+                    slots.lock().unwrap_or_else(|e| e.into_inner())[i] =
+                        Slot::Split((0..n).map(|_| None).collect());
+                    let _ = job.split.set((shared, n));
+                    help(w, i, job);
+                }
+            }
+        }
+        // Then help with the own moves of first moves still open, the earliest first.
+        while !control.is_stopped() {
+            let open = jobs.iter().enumerate().find(|(_, j)| {
+                j.split
+                    .get()
+                    .is_some_and(|(_, n)| j.next.load(Relaxed) < *n)
+            });
+            match open {
+                Some((i, job)) => help(w, i, job),
+                None => break,
+            }
+        }
+        w.tally().flush();
+    };
+    let (first, rest) = workers.split_first_mut().expect("a worker");
+    std::thread::scope(|s| {
+        for w in rest {
+            s.spawn(|| worker(w));
+        }
+        worker(first);
+    });
+    let slots = slots.into_inner().unwrap_or_else(|e| e.into_inner());
+    slots
+        .into_iter()
+        .zip(jobs)
+        .map(|(slot, job)| match slot {
+            Slot::Empty => JobResult::Skipped,
+            Slot::Whole(u) => JobResult::Whole(u),
+            Slot::Split(c) => {
+                let (shared, _) = job.split.into_inner().expect("split first move");
+                JobResult::Split(shared, c)
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
@@ -234,6 +587,142 @@ mod tests {
             }
             assert_eq!(trees[0], trees[1], "{fen} {stip}: 1 and 2 threads differ");
             assert_eq!(trees[0], trees[2], "{fen} {stip}: 1 and 3 threads differ");
+        }
+    }
+
+    /// Help and series problems: short solutions, set play, several solutions.
+    const LINE_PROBLEMS: &[(&str, &str)] = &[
+        ("n5Q1/8/8/8/6N1/K7/8/k7 b - - 0 1", "h#2"),
+        (
+            "r7/r7/R2Pk1PP/3Np1p1/KP1p2P1/1Q6/2b1p3/3q4 b - - 0 1",
+            "h#2",
+        ),
+        ("8/2p1P3/5p1P/3k1n2/P2br3/4p1PK/6r1/3Q1b2 b - - 0 1", "h#2"),
+        ("8/4p3/2K2B1P/p1P1P3/pk2PN2/pp6/8/8 b - - 0 1", "h#3"),
+        ("r3k3/3np3/8/3K4/6B1/6B1/8/8 b q - 0 1", "h#2"),
+        ("8/8/8/K7/1N6/8/8/k7 b - - 0 1", "h=3"),
+        ("8/4p3/2K2B1P/p1P1P3/pk2PN2/pp6/8/8 w - - 0 1", "h#2.5"),
+        ("n5Q1/8/8/8/6N1/K7/8/k7 w - - 0 1", "h#1.5"),
+        ("8/P7/1P2p3/2N5/q7/4Pk2/2B4P/6K1 w - - 0 1", "ser-s#4"),
+        ("7K/8/8/8/k7/2r5/2R5/8 w - - 0 1", "ser-#7"),
+        ("2R5/kP1p4/p2p4/PPpP4/2P1K3/8/1p6/8 b - - 0 1", "ser-h=5"),
+        ("8/8/8/8/6p1/3Q4/2p2K2/7k b - - 0 1", "ser-h=3"),
+        ("8/8/8/7b/8/3pk1P1/7n/4K3 w - - 0 1", "ser-r#2"),
+        ("8/8/8/1p6/bPp5/kpP5/Np6/bK6 w - - 0 1", "ser-s#2"),
+        ("8/8/4K3/8/2kpn3/2rb2B1/8/8 b - - 0 1", "ser-h#6"),
+    ];
+
+    #[test]
+    fn help_and_series_give_the_same_lines_on_every_thread_count() {
+        let mut limited = 0;
+        for &(fen, stip) in LINE_PROBLEMS {
+            let problem = Problem::parse(fen, stip).unwrap();
+            for max_solutions in [None, Some(1), Some(2), Some(3)] {
+                let mut trees = Vec::new();
+                for threads in [1, 2, 3] {
+                    let solver = Solver::new(1 << 18);
+                    let options = SolveOptions {
+                        threads,
+                        set_play: true,
+                        max_solutions,
+                        ..SolveOptions::default()
+                    };
+                    let mut tree = solver
+                        .solve(&problem, &options, &SearchControl::default())
+                        .unwrap();
+                    assert_eq!(tree.stats.threads, threads as u32);
+                    tree.stats = Default::default();
+                    trees.push(tree);
+                }
+                assert!(!trees[0].solutions.is_empty(), "{fen} {stip}");
+                if max_solutions.is_some_and(|m| count(&trees[0].solutions) == m as u64) {
+                    limited += 1;
+                }
+                let what = format!("{fen} {stip} max {max_solutions:?}");
+                assert_eq!(trees[0], trees[1], "{what}: 1 and 2 threads differ");
+                assert_eq!(trees[0], trees[2], "{what}: 1 and 3 threads differ");
+            }
+        }
+        // The limits did cut.
+        assert!(limited > 10, "{limited}");
+    }
+
+    fn count(nodes: &[crate::solve::SolutionNode]) -> u64 {
+        nodes
+            .iter()
+            .map(|n| {
+                if n.replies.is_empty() {
+                    1
+                } else {
+                    count(&n.replies)
+                }
+            })
+            .sum()
+    }
+
+    #[test]
+    fn cancel_stops_help_and_series_workers_promptly() {
+        // Far too long to finish: only the cancel ends them.
+        for (fen, stip) in [
+            ("8/8/2K5/8/k7/6p1/p2pP2p/8 b - - 0 1", "h=9"),
+            ("8/8/1kqn3K/1npb4/2rr4/8/5N2/8 b - - 0 1", "ser-h#20"),
+        ] {
+            let problem = Problem::parse(fen, stip).unwrap();
+            let solver = Solver::new(1 << 18);
+            let control = SearchControl::default();
+            let options = SolveOptions {
+                threads: 3,
+                ..SolveOptions::default()
+            };
+            let tree = std::thread::scope(|s| {
+                let run = s.spawn(|| solver.solve(&problem, &options, &control).unwrap());
+                std::thread::sleep(Duration::from_millis(300));
+                assert!(!run.is_finished(), "{stip} finished");
+                control.cancel();
+                let cancelled = Instant::now();
+                let tree = run.join().unwrap();
+                assert!(
+                    cancelled.elapsed() < Duration::from_millis(200),
+                    "{stip} took {:?}",
+                    cancelled.elapsed()
+                );
+                tree
+            });
+            assert_eq!(tree.verdict, Verdict::Cancelled);
+            assert_eq!(tree.stats.threads, 3);
+        }
+    }
+
+    #[test]
+    fn node_budget_and_deadline_stop_help_and_series_workers() {
+        let help = Problem::parse("8/8/2K5/8/k7/6p1/p2pP2p/8 b - - 0 1", "h=9").unwrap();
+        let series = Problem::parse("8/8/1kqn3K/1npb4/2rr4/8/5N2/8 b - - 0 1", "ser-h#20").unwrap();
+        let options = SolveOptions {
+            threads: 2,
+            ..SolveOptions::default()
+        };
+        for problem in [&help, &series] {
+            let solver = Solver::new(1 << 18);
+            let control = SearchControl::new(Some(300_000), None);
+            let tree = solver.solve(problem, &options, &control).unwrap();
+            assert_eq!(tree.stop_reason, Some(StopReason::NodeBudget));
+            // Each thread adds its count in batches: a little over the budget, not much.
+            assert!(
+                tree.stats.nodes >= 300_000 && tree.stats.nodes < 320_000,
+                "{}",
+                tree.stats.nodes
+            );
+
+            let solver = Solver::new(1 << 18);
+            let control = SearchControl::new(None, Some(Duration::from_millis(300)));
+            let started = Instant::now();
+            let tree = solver.solve(problem, &options, &control).unwrap();
+            assert_eq!(tree.stop_reason, Some(StopReason::Deadline));
+            assert!(
+                started.elapsed() < Duration::from_millis(500),
+                "{:?}",
+                started.elapsed()
+            );
         }
     }
 

@@ -23,12 +23,20 @@
 //! The series positions (series side to move, k moves to go) are keyed in the transposition
 //! table with "no solution in exactly k series moves", so transposed move orders are searched
 //! once.
+//!
+//! On several threads the first two series moves are shared out as in help play.
+
+use std::time::{Duration, Instant};
 
 use crate::chess::{Move, MoveList, Position};
 use crate::problem::{Aim, SeriesEnd, SolveOptions};
 
 use super::help::{
-    aim_reached, count_lines, finish, known_unsolvable, mark_short, merge_lines, reach, CheckFilter,
+    aim_reached, count_lines, finish, keep_first_lines, known_unsolvable, mark_short, merge_lines,
+    reach, CheckFilter,
+};
+use super::parallel::{
+    share_out, worker_count, Gate, Handed, JobResult, Opened, Sharer, Split, Tally, SHARE_AFTER,
 };
 use super::{NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable};
 
@@ -76,15 +84,21 @@ fn forced_to_reach_aim(aim: Aim, pos: &Position) -> bool {
     !moves.is_empty() && moves.iter().all(|mv| aim_reached(aim, &pos.play(mv)))
 }
 
+/// One depth-first enumeration of series (one per thread).
 struct SeriesSearch<'a> {
     tt: &'a TranspositionTable,
     control: &'a SearchControl,
+    tally: Tally<'a>,
+    /// Where the moves are shared out among threads.
+    split: Split,
     end: SeriesEnd,
     aim: Aim,
     salt: u64,
     limit: Option<u64>,
     found: u64,
     halted: bool,
+    /// Report progress (first moves) at the root.
+    progress: bool,
 }
 
 impl SeriesSearch<'_> {
@@ -141,14 +155,14 @@ impl SeriesSearch<'_> {
         if self.halted {
             return Vec::new();
         }
-        if self.control.count_nodes(1) {
+        if self.tally.count(1) {
             self.halted = true;
             return Vec::new();
         }
         let key = pos.key() ^ self.salt;
         if let Some(e) = self.tt.probe(key) {
             if known_unsolvable(e.no_solution_in, k) {
-                self.control.count_tt_hit();
+                self.tally.hit();
                 return Vec::new();
             }
         }
@@ -174,16 +188,22 @@ impl SeriesSearch<'_> {
         pos.legal_moves(&mut moves);
         let checks = (k == 1 && self.end == SeriesEnd::Direct && self.aim == Aim::Mate)
             .then(|| CheckFilter::new(pos));
-        if number == 1 {
+        if number == 1 && self.progress {
             self.control.set_first_moves(0, moves.len() as u32);
         }
-        for mv in moves.iter() {
+        if self.split.hands_over(number, pos, key, &moves) {
+            return out;
+        }
+        for (index, mv) in moves.iter().enumerate() {
+            if self.split.skips(number, index) {
+                continue;
+            }
             if checks.as_ref().is_some_and(|c| !c.may_check(mv)) {
                 continue;
             }
             let after = pos.play(mv);
             if k == 1 {
-                if self.control.count_nodes(1) {
+                if self.tally.count(1) {
                     self.halted = true;
                     break;
                 }
@@ -222,14 +242,14 @@ impl SeriesSearch<'_> {
                     out.push(node);
                 }
             }
-            if number == 1 {
+            if number == 1 && self.progress {
                 self.control.first_move_done();
             }
             if self.halted {
                 break;
             }
         }
-        if out.is_empty() && !self.halted {
+        if out.is_empty() && !self.halted && !self.split.partial(number) {
             self.tt.store_no_solution(key, k);
         }
         out
@@ -246,6 +266,135 @@ impl SeriesSearch<'_> {
     }
 }
 
+impl SeriesSearch<'_> {
+    /// Ready for a new unit of work (with the same limit).
+    fn restart(&mut self, split: Split) {
+        self.found = 0;
+        self.halted = false;
+        self.split = split;
+    }
+}
+
+/// A series search on one thread of `share_out`: the series of `moves` moves from `root`.
+struct SeriesWorker<'s, 'a> {
+    search: &'s mut SeriesSearch<'a>,
+    root: &'s Position,
+    moves: u32,
+}
+
+impl Sharer for SeriesWorker<'_, '_> {
+    type Shared = Handed;
+    type Out = Vec<SolutionNode>;
+
+    fn tally(&self) -> &Tally<'_> {
+        &self.search.tally
+    }
+
+    fn open(&mut self, job: usize) -> Opened<Handed, Vec<SolutionNode>> {
+        // The second series moves are shared out when a move follows them.
+        self.search.restart(Split {
+            hand_over_at: (self.moves >= 3).then_some(2),
+            only: Some((1, job)),
+            handed: None,
+        });
+        let out = self.search.lines(self.root, self.moves, 1);
+        match self.search.split.handed.take() {
+            Some(next) => {
+                let n = next.moves.len();
+                Opened::Split(next, n)
+            }
+            None => Opened::Whole(out),
+        }
+    }
+
+    fn child(&mut self, next: &Handed, _job: usize, child: usize) -> Vec<SolutionNode> {
+        self.search.restart(Split {
+            only: Some((2, child)),
+            ..Split::default()
+        });
+        self.search.lines(&next.pos, self.moves - 1, 2)
+    }
+
+    fn solutions(out: &Vec<SolutionNode>) -> u64 {
+        count_lines(out)
+    }
+}
+
+/// The series of exactly `n` moves from `pos` (the first `limit` solutions), searched by every
+/// search in `searches` on a thread of its own.
+fn lines_shared(
+    searches: &mut [SeriesSearch],
+    gate: &Gate,
+    pos: &Position,
+    n: u32,
+    limit: Option<u64>,
+) -> Vec<SolutionNode> {
+    let first = &mut searches[0];
+    first.progress = true;
+    first.restart(Split {
+        hand_over_at: Some(1),
+        ..Split::default()
+    });
+    let whole = first.lines(pos, n, 1);
+    first.progress = false;
+    let Some(root) = first.split.handed.take() else {
+        // Cut or stopped before the first moves.
+        return whole;
+    };
+    let (tt, control, grouped) = (first.tt, first.control, first.end != SeriesEnd::Direct);
+    let results = {
+        let mut workers: Vec<SeriesWorker> = searches
+            .iter_mut()
+            .map(|search| SeriesWorker {
+                search,
+                root: pos,
+                moves: n,
+            })
+            .collect();
+        share_out(&mut workers, control, gate, root.moves.len(), limit, true)
+    };
+    // As `lines` would: the first moves' nodes in order, and the facts it would store.
+    let mut out = Vec::new();
+    let mut complete = true;
+    for (mv, result) in root.moves.iter().zip(results) {
+        match result {
+            JobResult::Skipped => complete = false,
+            JobResult::Whole(unit) => {
+                complete &= unit.complete;
+                out.extend(unit.out);
+            }
+            JobResult::Split(next, units) => {
+                let mut replies = Vec::new();
+                let mut all = true;
+                for unit in units {
+                    match unit {
+                        Some(unit) => {
+                            all &= unit.complete;
+                            replies.extend(unit.out);
+                        }
+                        None => all = false,
+                    }
+                }
+                if !replies.is_empty() {
+                    let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, 1, false);
+                    node.replies = replies;
+                    out.push(node);
+                } else if all {
+                    tt.store_no_solution(next.key, n - 1);
+                }
+                complete &= all;
+            }
+        }
+    }
+    if out.is_empty() && complete {
+        tt.store_no_solution(root.key, n);
+    }
+    if let Some(limit) = limit {
+        keep_first_lines(&mut out, limit, grouped);
+    }
+    out
+}
+
 /// Solves series play exhaustively (or until `control` stops it).
 pub(crate) fn solve(
     tt: &TranspositionTable,
@@ -259,42 +408,72 @@ pub(crate) fn solve(
         other => unreachable!("series::solve called for {other:?}"),
     };
     let pos = &problem.position;
-    let mut search = SeriesSearch {
-        tt,
-        control,
-        end,
-        aim: stip.aim,
-        salt: salt(end, stip.aim),
-        limit: options.max_solutions.map(u64::from),
-        found: 0,
-        halted: false,
-    };
+    let workers = worker_count(options.threads);
+    let gate = Gate::new();
+    // One search per thread; the first also searches alone.
+    let mut searches: Vec<SeriesSearch> = (0..workers)
+        .map(|_| SeriesSearch {
+            tt,
+            control,
+            tally: Tally::new(control, Some(&gate)),
+            split: Split::default(),
+            end,
+            aim: stip.aim,
+            salt: salt(end, stip.aim),
+            limit: None,
+            found: 0,
+            halted: false,
+            progress: false,
+        })
+        .collect();
+    let limit = options.max_solutions.map(u64::from);
     // Nodes per line: the series moves, plus the other side's final move.
     let extra = u32::from(end != SeriesEnd::Direct);
     let mut solutions = Vec::new();
+    let mut found = 0;
+    let mut last_pass = Duration::ZERO;
     for n in 1..=stip.moves {
-        if search.halted {
+        if control.is_stopped() || limit.is_some_and(|l| found >= l) {
             break;
         }
         control.set_depth(n);
-        let mut lines = search.lines(pos, n, 1);
+        gate.reopen();
+        let left = limit.map(|l| l - found);
+        for search in searches.iter_mut() {
+            search.limit = left;
+            search.progress = false;
+        }
+        let started = Instant::now();
+        let mut lines = if workers > 1 && n >= 2 && last_pass >= SHARE_AFTER {
+            lines_shared(&mut searches, &gate, pos, n, left)
+        } else {
+            let search = &mut searches[0];
+            search.progress = true;
+            search.restart(Split::default());
+            search.lines(pos, n, 1)
+        };
+        last_pass = started.elapsed();
+        found += count_lines(&lines);
         mark_short(&mut lines, 1, stip.moves + extra);
         merge_lines(&mut solutions, lines);
     }
-    debug_assert!(search.halted || count_lines(&solutions) == search.found);
 
     let mut set_play = Vec::new();
     if options.set_play && end != SeriesEnd::Direct && !control.is_stopped() {
         if let Some(set_pos) = pos.pass() {
-            set_play = search.end_moves(&set_pos, 1);
+            set_play = searches[0].end_moves(&set_pos, 1);
             for n in &mut set_play {
                 n.black_dots = true;
             }
         }
     }
+    // Every count in.
+    drop(searches);
     // A series problem has one intended solution unless the composer says otherwise.
     let intended = Some(options.intended_solutions.unwrap_or(1));
-    finish(problem, solutions, set_play, control, intended)
+    let mut tree = finish(problem, solutions, set_play, control, intended);
+    tree.stats.threads = workers as u32;
+    tree
 }
 
 #[cfg(test)]
