@@ -22,7 +22,7 @@
 //! relaxation of the final position measured in empty-board distances, in the spirit of
 //! Popeye's intelligent mode but without its target positions).
 
-use crate::chess::{Color, Move, MoveKind, MoveList, Position, Role, Square};
+use crate::chess::{Color, Move, MoveKey, MoveKind, MoveList, Position, Role, Square};
 use crate::problem::{Aim, SolveOptions};
 
 use super::{
@@ -315,10 +315,18 @@ impl HelpSearch<'_> {
                 return Vec::new();
             }
         }
-        let mut moves = MoveList::new();
-        pos.legal_moves(&mut moves);
         let (number, dots) = self.numbering.at(ply);
         let mut out = Vec::new();
+        let mut moves = MoveList::new();
+        if k == 1 && self.aim == Aim::Mate {
+            self.mates_in_one(pos, number, dots, &mut out);
+            return out;
+        }
+        if k == 2 && self.aim == Aim::Mate && ply > 0 {
+            self.helpmates_in_two(pos, key, ply, &mut out);
+            return out;
+        }
+        pos.legal_moves(&mut moves);
         if ply == 0 && self.progress {
             self.control.set_first_moves(0, moves.len() as u32);
         }
@@ -365,6 +373,98 @@ impl HelpSearch<'_> {
             self.tt.store_no_solution(key, k);
         }
         out
+    }
+
+    /// The lines of `h#1` from `pos` (two plies), with the moves before the mate played on
+    /// bitboards and only those after which a mate exists built as moves: most positions at
+    /// this depth have none.
+    fn helpmates_in_two(
+        &mut self,
+        pos: &Position,
+        key: u64,
+        ply: u32,
+        out: &mut Vec<SolutionNode>,
+    ) {
+        let control = self.control;
+        let mut enabling = Vec::new();
+        let stopped = pos.any_successor(|mv, after| {
+            if control.count_nodes(1) {
+                return true;
+            }
+            if after.has_mate_in_one() {
+                enabling.push(mv);
+            }
+            false
+        });
+        if stopped {
+            self.halted = true;
+            return;
+        }
+        if !enabling.is_empty() {
+            let (number, dots) = self.numbering.at(ply);
+            let (mate_number, mate_dots) = self.numbering.at(ply + 1);
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            for mv in moves.iter().filter(|mv| enabling.contains(&mv.key())) {
+                let mut replies = Vec::new();
+                self.mates_in_one(&pos.play(mv), mate_number, mate_dots, &mut replies);
+                let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
+                node.replies = replies;
+                out.push(node);
+                if self.halted {
+                    return;
+                }
+            }
+        }
+        if out.is_empty() {
+            self.tt.store_no_solution(key, 2);
+        }
+    }
+
+    /// The side to move's mates in one from `pos`, as nodes. The mates are found on bitboards
+    /// (only checking moves are played); the move list is built only when there is one, for
+    /// the notation.
+    fn mates_in_one(
+        &mut self,
+        pos: &Position,
+        number: u32,
+        dots: bool,
+        out: &mut Vec<SolutionNode>,
+    ) {
+        let mut mates = [MoveKey::NONE; 8];
+        let mut n_mates = 0usize;
+        let mut more = false;
+        pos.any_checking_successor(|key, after| {
+            if !after.has_legal_move() {
+                if n_mates < mates.len() {
+                    mates[n_mates] = key;
+                    n_mates += 1;
+                } else {
+                    more = true;
+                }
+            }
+            false
+        });
+        if n_mates == 0 {
+            return;
+        }
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        for mv in moves.iter() {
+            let key = mv.key();
+            if more {
+                let after = pos.play(mv);
+                if !(after.is_check() && !after.has_legal_move()) {
+                    continue;
+                }
+            } else if !mates[..n_mates].contains(&key) {
+                continue;
+            }
+            out.push(SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots));
+            if self.solution_found() {
+                break;
+            }
+        }
     }
 
     /// Counts a solution; true when the limit is reached.
@@ -1470,11 +1570,19 @@ pub(super) mod reach {
             steps: 0,
         };
         let a_king = attackers.men().iter().position(|m| m.form == Form::King);
-        // Per call: squares some attacking man other than the king can attack in time; the
-        // cheapest block of every square.
+        // The squares the mated king may end on and their flights: only those are ever asked
+        // about below (few when few moves are left, which is where most calls are).
+        let mut region = 0u64;
+        for k in 0..64usize {
+            if king.dist_to(t, k) as u32 <= m_left {
+                region |= 1 << k | t.ring[k];
+            }
+        }
+        // Per call: squares of the region some attacking man other than the king can attack
+        // in time; the cheapest block of each.
         let mut checkable = 0u64;
         for man in attackers.men().iter().filter(|m| m.form != Form::King) {
-            for target in 0..64 {
+            for target in bits(region & !checkable) {
                 if man.dist_attacking_one(t, target, ALL) as u32 <= a_left {
                     checkable |= 1 << target;
                 }
@@ -1482,8 +1590,8 @@ pub(super) mod reach {
         }
         let mut block_cost = [INF; 64];
         for b in blockers.men() {
-            for (f, c) in block_cost.iter_mut().enumerate() {
-                *c = (*c).min(b.dist_to(t, f));
+            for f in bits(region) {
+                block_cost[f] = block_cost[f].min(b.dist_to(t, f));
             }
         }
         let a_king_reach = a_king.map_or(0, |g| {
