@@ -454,7 +454,7 @@ impl HelpSearch<'_> {
             let key = mv.key();
             if more {
                 let after = pos.play(mv);
-                if !(after.is_check() && !after.has_legal_move()) {
+                if !after.is_check() || after.has_legal_move() {
                     continue;
                 }
             } else if !mates[..n_mates].contains(&key) {
