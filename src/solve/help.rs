@@ -611,6 +611,94 @@ mod tests {
         assert!(checked > 500, "{checked}");
     }
 
+    /// Brute force: the lines of exactly `k` plies from `pos` ending in mate, by playing every
+    /// move of every side.
+    fn brute_mates(pos: &Position, k: u32, prefix: &mut Vec<String>, out: &mut Vec<String>) {
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        for mv in moves.iter() {
+            let after = pos.play(mv);
+            prefix.push(mv.uci());
+            if k == 1 {
+                if after.is_check() && !after.has_legal_move() {
+                    out.push(prefix.join(" "));
+                }
+            } else {
+                brute_mates(&after, k - 1, prefix, out);
+            }
+            prefix.pop();
+        }
+    }
+
+    fn uci_lines(nodes: &[SolutionNode], prefix: &mut Vec<String>, out: &mut Vec<String>) {
+        for n in nodes {
+            prefix.push(n.mv.uci.clone());
+            if n.replies.is_empty() {
+                out.push(prefix.join(" "));
+            } else {
+                uci_lines(&n.replies, prefix, out);
+            }
+            prefix.pop();
+        }
+    }
+
+    /// The bitboard paths of the last two plies (mate in one, the move before it) and the
+    /// reach cut find exactly the mates of a brute-force enumeration, at one and two plies
+    /// and from both a root and an inner ply (random walks from mate-rich positions).
+    #[test]
+    fn last_plies_of_help_mate_agree_with_brute_force() {
+        let fens = [
+            "6K1/3p4/2q3p1/3R4/3p1nn1/rB3kp1/b7/1r6 b - - 0 1",
+            "1k6/8/K7/8/2N5/8/7B/8 b - - 0 1",
+            "n5Q1/8/8/8/6N1/K7/8/k7 b - - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "2n5/PP1kP1N1/1r6/q7/8/6p1/5pPp/5K2 b - - 0 1",
+            "8/7K/8/2kb2p1/2pq1p2/2prp3/5P2/8 b - - 0 1",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut found = 0;
+        for fen in fens {
+            for _walk in 0..6 {
+                let mut pos = Position::from_fen(fen).unwrap();
+                for _ply in 0..8 {
+                    for (k, ply) in [(1, 0), (1, 3), (2, 0), (2, 1)] {
+                        let tt = TranspositionTable::new(1 << 12);
+                        let control = SearchControl::default();
+                        let mut search = HelpSearch {
+                            tt: &tt,
+                            control: &control,
+                            aim: Aim::Mate,
+                            salt: SALT_HELP_MATE,
+                            numbering: Numbering::new(pos.side_to_move()),
+                            limit: None,
+                            found: 0,
+                            halted: false,
+                            progress: false,
+                        };
+                        let mut got = Vec::new();
+                        uci_lines(&search.lines(&pos, k, ply), &mut Vec::new(), &mut got);
+                        let mut want = Vec::new();
+                        brute_mates(&pos, k, &mut Vec::new(), &mut want);
+                        got.sort();
+                        want.sort();
+                        assert_eq!(got, want, "{} k={k}", pos.to_fen());
+                        found += want.len();
+                    }
+                    let mut moves = MoveList::new();
+                    pos.legal_moves(&mut moves);
+                    if moves.is_empty() {
+                        break;
+                    }
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    pos = pos.play(&moves[(seed % moves.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(found > 20, "{found}");
+    }
+
     #[test]
     fn numbering_follows_popeye() {
         let black = Numbering::new(Color::Black);
