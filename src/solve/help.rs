@@ -1661,8 +1661,10 @@ pub(super) mod reach {
         // The squares the mated king may end on and their flights: only those are ever asked
         // about below (few when few moves are left, which is where most calls are).
         let mut region = 0u64;
-        for k in 0..64usize {
-            if king.dist_to(t, k) as u32 <= m_left {
+        let mut king_dist = [INF; 64];
+        for (k, d) in king_dist.iter_mut().enumerate() {
+            *d = king.dist_to(t, k);
+            if *d as u32 <= m_left {
                 region |= 1 << k | t.ring[k];
             }
         }
@@ -1682,8 +1684,10 @@ pub(super) mod reach {
                 block_cost[f] = block_cost[f].min(b.dist_to(t, f));
             }
         }
+        // Where the mating king may stand in time (asked only next to the region's flights).
+        let near_region = bits(region).fold(region, |m, s| m | t.ring[s]);
         let a_king_reach = a_king.map_or(0, |g| {
-            (0..64)
+            bits(near_region)
                 .filter(|&s| attackers.men()[g].king_dist(t, s) as u32 <= a_left)
                 .fold(0u64, |m, s| m | 1 << s)
         });
@@ -1691,7 +1695,7 @@ pub(super) mod reach {
         let mut squares = [(0u8, 0u8); 64];
         let mut n_squares = 0;
         for k in 0..64usize {
-            let dk = king.dist_to(t, k);
+            let dk = king_dist[k];
             if dk as u32 <= m_left && (aim == Aim::Stalemate || checkable >> k & 1 == 1) {
                 squares[n_squares] = (dk, k as u8);
                 n_squares += 1;
