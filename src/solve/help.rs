@@ -1694,8 +1694,7 @@ pub(super) mod reach {
         // Nearest squares first: a feasible square, when there is one, is usually close.
         let mut squares = [(0u8, 0u8); 64];
         let mut n_squares = 0;
-        for k in 0..64usize {
-            let dk = king_dist[k];
+        for (k, &dk) in king_dist.iter().enumerate() {
             if dk as u32 <= m_left && (aim == Aim::Stalemate || checkable >> k & 1 == 1) {
                 squares[n_squares] = (dk, k as u8);
                 n_squares += 1;
