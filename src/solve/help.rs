@@ -28,7 +28,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::chess::{Color, Move, MoveKind, MoveList, Position, Role, Square};
+use crate::chess::{Color, Move, MoveKey, MoveKind, MoveList, Position, Role, Square};
 use crate::problem::{Aim, SolveOptions};
 
 use super::parallel::{
@@ -327,10 +327,18 @@ impl HelpSearch<'_> {
                 return Vec::new();
             }
         }
-        let mut moves = MoveList::new();
-        pos.legal_moves(&mut moves);
         let (number, dots) = self.numbering.at(ply);
         let mut out = Vec::new();
+        let mut moves = MoveList::new();
+        if k == 1 && self.aim == Aim::Mate {
+            self.mates_in_one(pos, number, dots, &mut out);
+            return out;
+        }
+        if k == 2 && self.aim == Aim::Mate && ply > 0 {
+            self.helpmates_in_two(pos, key, ply, &mut out);
+            return out;
+        }
+        pos.legal_moves(&mut moves);
         if ply == 0 && self.progress {
             self.control.set_first_moves(0, moves.len() as u32);
         }
@@ -383,6 +391,98 @@ impl HelpSearch<'_> {
             self.tt.store_no_solution(key, k);
         }
         out
+    }
+
+    /// The lines of `h#1` from `pos` (two plies), with the moves before the mate played on
+    /// bitboards and only those after which a mate exists built as moves: most positions at
+    /// this depth have none.
+    fn helpmates_in_two(
+        &mut self,
+        pos: &Position,
+        key: u64,
+        ply: u32,
+        out: &mut Vec<SolutionNode>,
+    ) {
+        let control = self.control;
+        let mut enabling = Vec::new();
+        let stopped = pos.any_successor(|mv, after| {
+            if control.count_nodes(1) {
+                return true;
+            }
+            if after.has_mate_in_one() {
+                enabling.push(mv);
+            }
+            false
+        });
+        if stopped {
+            self.halted = true;
+            return;
+        }
+        if !enabling.is_empty() {
+            let (number, dots) = self.numbering.at(ply);
+            let (mate_number, mate_dots) = self.numbering.at(ply + 1);
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            for mv in moves.iter().filter(|mv| enabling.contains(&mv.key())) {
+                let mut replies = Vec::new();
+                self.mates_in_one(&pos.play(mv), mate_number, mate_dots, &mut replies);
+                let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
+                node.replies = replies;
+                out.push(node);
+                if self.halted {
+                    return;
+                }
+            }
+        }
+        if out.is_empty() {
+            self.tt.store_no_solution(key, 2);
+        }
+    }
+
+    /// The side to move's mates in one from `pos`, as nodes. The mates are found on bitboards
+    /// (only checking moves are played); the move list is built only when there is one, for
+    /// the notation.
+    fn mates_in_one(
+        &mut self,
+        pos: &Position,
+        number: u32,
+        dots: bool,
+        out: &mut Vec<SolutionNode>,
+    ) {
+        let mut mates = [MoveKey::NONE; 8];
+        let mut n_mates = 0usize;
+        let mut more = false;
+        pos.any_checking_successor(|key, after| {
+            if !after.has_legal_move() {
+                if n_mates < mates.len() {
+                    mates[n_mates] = key;
+                    n_mates += 1;
+                } else {
+                    more = true;
+                }
+            }
+            false
+        });
+        if n_mates == 0 {
+            return;
+        }
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        for mv in moves.iter() {
+            let key = mv.key();
+            if more {
+                let after = pos.play(mv);
+                if !after.is_check() || after.has_legal_move() {
+                    continue;
+                }
+            } else if !mates[..n_mates].contains(&key) {
+                continue;
+            }
+            out.push(SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots));
+            if self.solution_found() {
+                break;
+            }
+        }
     }
 
     /// Counts a solution; true when the limit is reached.
@@ -730,6 +830,94 @@ mod tests {
             }
         }
         assert!(checked > 500, "{checked}");
+    }
+
+    /// Brute force: the lines of exactly `k` plies from `pos` ending in mate, by playing every
+    /// move of every side.
+    fn brute_mates(pos: &Position, k: u32, prefix: &mut Vec<String>, out: &mut Vec<String>) {
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        for mv in moves.iter() {
+            let after = pos.play(mv);
+            prefix.push(mv.uci());
+            if k == 1 {
+                if after.is_check() && !after.has_legal_move() {
+                    out.push(prefix.join(" "));
+                }
+            } else {
+                brute_mates(&after, k - 1, prefix, out);
+            }
+            prefix.pop();
+        }
+    }
+
+    fn uci_lines(nodes: &[SolutionNode], prefix: &mut Vec<String>, out: &mut Vec<String>) {
+        for n in nodes {
+            prefix.push(n.mv.uci.clone());
+            if n.replies.is_empty() {
+                out.push(prefix.join(" "));
+            } else {
+                uci_lines(&n.replies, prefix, out);
+            }
+            prefix.pop();
+        }
+    }
+
+    /// The bitboard paths of the last two plies (mate in one, the move before it) and the
+    /// reach cut find exactly the mates of a brute-force enumeration, at one and two plies
+    /// and from both a root and an inner ply (random walks from mate-rich positions).
+    #[test]
+    fn last_plies_of_help_mate_agree_with_brute_force() {
+        let fens = [
+            "6K1/3p4/2q3p1/3R4/3p1nn1/rB3kp1/b7/1r6 b - - 0 1",
+            "1k6/8/K7/8/2N5/8/7B/8 b - - 0 1",
+            "n5Q1/8/8/8/6N1/K7/8/k7 b - - 0 1",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "2n5/PP1kP1N1/1r6/q7/8/6p1/5pPp/5K2 b - - 0 1",
+            "8/7K/8/2kb2p1/2pq1p2/2prp3/5P2/8 b - - 0 1",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut found = 0;
+        for fen in fens {
+            for _walk in 0..6 {
+                let mut pos = Position::from_fen(fen).unwrap();
+                for _ply in 0..8 {
+                    for (k, ply) in [(1, 0), (1, 3), (2, 0), (2, 1)] {
+                        let tt = TranspositionTable::new(1 << 12);
+                        let control = SearchControl::default();
+                        let mut search = HelpSearch {
+                            tt: &tt,
+                            control: &control,
+                            aim: Aim::Mate,
+                            salt: SALT_HELP_MATE,
+                            numbering: Numbering::new(pos.side_to_move()),
+                            limit: None,
+                            found: 0,
+                            halted: false,
+                            progress: false,
+                        };
+                        let mut got = Vec::new();
+                        uci_lines(&search.lines(&pos, k, ply), &mut Vec::new(), &mut got);
+                        let mut want = Vec::new();
+                        brute_mates(&pos, k, &mut Vec::new(), &mut want);
+                        got.sort();
+                        want.sort();
+                        assert_eq!(got, want, "{} k={k}", pos.to_fen());
+                        found += want.len();
+                    }
+                    let mut moves = MoveList::new();
+                    pos.legal_moves(&mut moves);
+                    if moves.is_empty() {
+                        break;
+                    }
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    pos = pos.play(&moves[(seed % moves.len() as u64) as usize]);
+                }
+            }
+        }
+        assert!(found > 20, "{found}");
     }
 
     #[test]
@@ -1691,11 +1879,21 @@ pub(super) mod reach {
             steps: 0,
         };
         let a_king = attackers.men().iter().position(|m| m.form == Form::King);
-        // Per call: squares some attacking man other than the king can attack in time; the
-        // cheapest block of every square.
+        // The squares the mated king may end on and their flights: only those are ever asked
+        // about below (few when few moves are left, which is where most calls are).
+        let mut region = 0u64;
+        let mut king_dist = [INF; 64];
+        for (k, d) in king_dist.iter_mut().enumerate() {
+            *d = king.dist_to(t, k);
+            if *d as u32 <= m_left {
+                region |= 1 << k | t.ring[k];
+            }
+        }
+        // Per call: squares of the region some attacking man other than the king can attack
+        // in time; the cheapest block of each.
         let mut checkable = 0u64;
         for man in attackers.men().iter().filter(|m| m.form != Form::King) {
-            for target in 0..64 {
+            for target in bits(region & !checkable) {
                 if man.dist_attacking_one(t, target, ALL) as u32 <= a_left {
                     checkable |= 1 << target;
                 }
@@ -1703,20 +1901,21 @@ pub(super) mod reach {
         }
         let mut block_cost = [INF; 64];
         for b in blockers.men() {
-            for (f, c) in block_cost.iter_mut().enumerate() {
-                *c = (*c).min(b.dist_to(t, f));
+            for f in bits(region) {
+                block_cost[f] = block_cost[f].min(b.dist_to(t, f));
             }
         }
+        // Where the mating king may stand in time (asked only next to the region's flights).
+        let near_region = bits(region).fold(region, |m, s| m | t.ring[s]);
         let a_king_reach = a_king.map_or(0, |g| {
-            (0..64)
+            bits(near_region)
                 .filter(|&s| attackers.men()[g].king_dist(t, s) as u32 <= a_left)
                 .fold(0u64, |m, s| m | 1 << s)
         });
         // Nearest squares first: a feasible square, when there is one, is usually close.
         let mut squares = [(0u8, 0u8); 64];
         let mut n_squares = 0;
-        for k in 0..64usize {
-            let dk = king.dist_to(t, k);
+        for (k, &dk) in king_dist.iter().enumerate() {
             if dk as u32 <= m_left && (aim == Aim::Stalemate || checkable >> k & 1 == 1) {
                 squares[n_squares] = (dk, k as u8);
                 n_squares += 1;

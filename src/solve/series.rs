@@ -105,6 +105,17 @@ impl SeriesSearch<'_> {
     /// The moves of the other side (to move in `after`, the series over) that end the
     /// stipulation, as nodes numbered `number`. Empty when the series' last move fails.
     fn end_moves(&mut self, after: &Position, number: u32) -> Vec<SolutionNode> {
+        // Most series end in nothing: first ask on bitboards whether any move reaches the aim
+        // (only checking moves are played for a mate), before building the move list.
+        if matches!(self.end, SeriesEnd::Help | SeriesEnd::Reflex) {
+            let any = match self.aim {
+                Aim::Mate => after.has_mate_in_one(),
+                Aim::Stalemate => after.any_successor(|_, p| aim_reached(Aim::Stalemate, p)),
+            };
+            if !any {
+                return Vec::new();
+            }
+        }
         let mut moves = MoveList::new();
         after.legal_moves(&mut moves);
         let mut out = Vec::new();
