@@ -403,10 +403,10 @@ impl HelpSearch<'_> {
         ply: u32,
         out: &mut Vec<SolutionNode>,
     ) {
-        let control = self.control;
+        let tally = &self.tally;
         let mut enabling = Vec::new();
         let stopped = pos.any_successor(|mv, after| {
-            if control.count_nodes(1) {
+            if tally.count(1) {
                 return true;
             }
             if after.has_mate_in_one() {
@@ -888,6 +888,8 @@ mod tests {
                         let mut search = HelpSearch {
                             tt: &tt,
                             control: &control,
+                            tally: Tally::new(&control, None),
+                            split: Split::default(),
                             aim: Aim::Mate,
                             salt: SALT_HELP_MATE,
                             numbering: Numbering::new(pos.side_to_move()),
