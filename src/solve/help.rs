@@ -698,6 +698,9 @@ pub(super) mod reach {
         /// stand immobile (unpinned) on `from`: the squares next to it along its lines, or its
         /// knight moves (pawn slot unused).
         freeze: [[u64; 64]; 5],
+        /// `[form][from][r]`: squares a piece (not a pawn) reaches in at most `r` moves, for `r`
+        /// up to `FREEZE_MAX_MOVES`.
+        near: Vec<[[u64; FREEZE_MAX_MOVES as usize + 1]; 64]>,
     }
 
     fn sq(f: i32, r: i32) -> Option<usize> {
@@ -941,7 +944,18 @@ pub(super) mod reach {
                     }
                 }
             }
+            let mut near = vec![[[0u64; FREEZE_MAX_MOVES as usize + 1]; 64]; 6];
+            for form in PIECES {
+                for (from, balls) in near[form as usize].iter_mut().enumerate() {
+                    for (to, &d) in dist[form as usize][from].iter().enumerate() {
+                        for ball in balls.iter_mut().skip(d as usize) {
+                            *ball |= 1 << to;
+                        }
+                    }
+                }
+            }
             Tables {
+                near,
                 dist,
                 pawn,
                 pawn_any,
@@ -1490,8 +1504,9 @@ pub(super) mod reach {
     ///
     /// Counted in moves of the stalemated side: the men's own walks add up (each move moves one
     /// man); and every square that must be held by its side but is not held now needs a man of
-    /// its own to arrive, a distinct man for each square. (The square ahead of a pawn may also
-    /// be filled by a man of the other side that can get there.) Both counts must fit.
+    /// its own to arrive, a distinct man for each square. The square ahead of a pawn may also be
+    /// filled by a man of the other side that can get there: again a distinct man and at least
+    /// one move of that side for each such square.
     fn men_can_freeze(
         t: &Tables,
         king: &Man,
@@ -1513,41 +1528,45 @@ pub(super) mod reach {
                 _ => false,
             })
             .count() as u32;
+        // The lines through the squares the king can reach.
+        let (mut orthogonal, mut diagonal) = (0u64, 0u64);
+        for k in (0..64).filter(|&k| king.king_dist(t, k) as u32 <= m_left) {
+            orthogonal |= t.near[Form::Rook as usize][k][1];
+            diagonal |= t.near[Form::Bishop as usize][k][1];
+        }
         let theirs_reach =
             |sq: usize, budget: u32| attackers.iter().any(|a| a.dist_to(t, sq) as u32 <= budget);
         let mut freeze = Freeze {
-            options: [[(0, 0); MAX_OPTIONS]; MAX_MEN],
+            options: [[(0, 0, 0); MAX_OPTIONS]; MAX_MEN],
             n_options: [0; MAX_MEN],
             capture_walk: [0; MAX_MEN],
-            pinnable: [false; MAX_MEN],
+            pin_walk: [INF as u32; MAX_MEN],
             n: men.len(),
             m_left,
             a_left,
             pinners,
+            their_men: attackers.len() as u32,
             steps: 0,
         };
         for (i, man) in men.iter().enumerate() {
             let others = own & !(1 << man.sq);
             let mut opts = Options {
-                list: [(0, 0); MAX_OPTIONS],
+                list: [(0, 0, 0); MAX_OPTIONS],
                 len: 0,
                 overflow: false,
             };
             // An officer of `form` from `from` after `spent` moves: frozen on a square whose
             // neighbours along its lines are held, or will be by arrivals.
-            let officer =
-                |form: Form, spent: u32, dist: &dyn Fn(usize) -> u8, opts: &mut Options| {
-                    for s in 0..64usize {
-                        let d = spent + dist(s) as u32;
-                        if d > m_left {
-                            continue;
-                        }
-                        let arrive = t.freeze[form as usize][s] & !others;
-                        if d + arrive.count_ones() <= m_left {
-                            opts.add(d, arrive);
-                        }
+            let officer = |form: Form, spent: u32, from: usize, opts: &mut Options| {
+                let dist = &t.dist[form as usize][from];
+                for s in bits(t.near[form as usize][from][(m_left - spent) as usize]) {
+                    let d = spent + dist[s] as u32;
+                    let arrive = t.freeze[form as usize][s] & !others;
+                    if d + arrive.count_ones() <= m_left {
+                        opts.add(d, arrive, 0);
                     }
-                };
+                }
+            };
             if man.form == Form::Pawn {
                 let cone = &t.pawn[man.color][man.sq];
                 let ahead: i32 = if man.color == Color::White.index() {
@@ -1562,10 +1581,15 @@ pub(super) mod reach {
                     }
                     let a = (s as i32 + ahead) as usize;
                     let held = (occupied & !(1 << man.sq)) >> a & 1 == 1;
-                    if held || theirs_reach(a, a_left) {
-                        opts.add(d, 0);
-                    } else if d < m_left {
-                        opts.add(d, 1 << a);
+                    if held {
+                        opts.add(d, 0, 0);
+                        continue;
+                    }
+                    if theirs_reach(a, a_left) {
+                        opts.add(d, 0, 1 << a);
+                    }
+                    if d < m_left {
+                        opts.add(d, 1 << a, 0);
                     }
                 }
                 let rank = if man.color == Color::White.index() {
@@ -1577,12 +1601,16 @@ pub(super) mod reach {
                     for (q, &p) in cone[form as usize].iter().enumerate().skip(rank).take(8) {
                         let p = p as u32;
                         if p <= m_left {
-                            officer(form, p, &|s| t.dist[form as usize][q][s], &mut opts);
+                            officer(form, p, q, &mut opts);
                         }
                     }
                 }
             } else {
-                officer(man.form, 0, &|s| man.dist_to(t, s), &mut opts);
+                officer(man.form, 0, man.sq, &mut opts);
+                // A rook that may castle gets there without a move of its own.
+                if man.form == Form::Rook && man.castle != 0 {
+                    officer(man.form, 0, man.castle.trailing_zeros() as usize, &mut opts);
+                }
             }
             if opts.overflow {
                 return true;
@@ -1596,9 +1624,23 @@ pub(super) mod reach {
             } else {
                 INF as u32
             };
-            freeze.pinnable[i] = man.form != Form::Queen;
+            // Pinned on a line through a square its king can reach: orthogonal for a bishop,
+            // diagonal for a rook, any for a knight or pawn; elsewhere after a move of its own.
+            let lines = match man.form {
+                Form::Bishop => orthogonal,
+                Form::Rook => diagonal,
+                Form::Queen => 0,
+                _ => orthogonal | diagonal,
+            };
+            freeze.pin_walk[i] = if lines >> man.sq & 1 == 1 {
+                0
+            } else if lines != 0 {
+                1
+            } else {
+                INF as u32
+            };
         }
-        freeze.go(0, 0, 0, 0, 0)
+        freeze.go(0, 0, (0, 0), 0, 0)
     }
 
     /// The stalemated side's moves left up to which `men_can_freeze` is tried (beyond, the men
@@ -1607,22 +1649,26 @@ pub(super) mod reach {
     /// Ways for one man to end frozen, at most.
     const MAX_OPTIONS: usize = 24;
 
-    /// The distinct cheapest ways (walk, squares to be held by arrivals) of one man.
+    /// One way for a man to end frozen: its own walk, the squares men of its side must arrive
+    /// on, the squares men of the other side must arrive on.
+    type Way = (u32, u64, u64);
+
+    /// The distinct cheapest ways of one man.
     struct Options {
-        list: [(u32, u64); MAX_OPTIONS],
+        list: [Way; MAX_OPTIONS],
         len: usize,
         overflow: bool,
     }
 
     impl Options {
-        fn add(&mut self, walk: u32, arrive: u64) {
+        fn add(&mut self, walk: u32, own: u64, theirs: u64) {
             // A way that needs the same arrivals and walks no less is no new way.
             for o in &mut self.list[..self.len] {
-                if o.1 == arrive {
+                if o.1 == own && o.2 == theirs {
                     o.0 = o.0.min(walk);
                     return;
                 }
-                if o.1 & arrive == o.1 && o.0 <= walk {
+                if o.1 & own == o.1 && o.2 & theirs == o.2 && o.0 <= walk {
                     return;
                 }
             }
@@ -1630,26 +1676,37 @@ pub(super) mod reach {
                 self.overflow = true;
                 return;
             }
-            self.list[self.len] = (walk, arrive);
+            self.list[self.len] = (walk, own, theirs);
             self.len += 1;
         }
     }
 
     struct Freeze {
-        options: [[(u32, u64); MAX_OPTIONS]; MAX_MEN],
+        options: [[Way; MAX_OPTIONS]; MAX_MEN],
         n_options: [usize; MAX_MEN],
         /// The man's own moves before it can be captured (`INF`: it cannot).
         capture_walk: [u32; MAX_MEN],
-        pinnable: [bool; MAX_MEN],
+        /// The man's own moves before it can stand pinned (`INF`: it cannot).
+        pin_walk: [u32; MAX_MEN],
         n: usize,
         m_left: u32,
         a_left: u32,
         pinners: u32,
+        their_men: u32,
         steps: u32,
     }
 
     impl Freeze {
-        fn go(&mut self, i: usize, walked: u32, arrive: u64, captured: u32, pinned: u32) -> bool {
+        /// Men `i..` given: the walks so far, the arrivals so far (as in a `Way`), the men
+        /// captured and pinned so far.
+        fn go(
+            &mut self,
+            i: usize,
+            walked: u32,
+            arrive: (u64, u64),
+            captured: u32,
+            pinned: u32,
+        ) -> bool {
             self.steps += 1;
             if self.steps > STEP_CAP {
                 return true;
@@ -1664,17 +1721,19 @@ pub(super) mod reach {
             {
                 return true;
             }
-            if self.pinnable[i]
-                && pinned < self.pinners
-                && self.go(i + 1, walked, arrive, captured, pinned + 1)
+            let walk = self.pin_walk[i];
+            if pinned < self.pinners
+                && walked + walk <= self.m_left
+                && self.go(i + 1, walked + walk, arrive, captured, pinned + 1)
             {
                 return true;
             }
             for o in 0..self.n_options[i] {
-                let (walk, more) = self.options[i][o];
+                let (walk, own, theirs) = self.options[i][o];
                 let walked = walked + walk;
-                let arrive = arrive | more;
-                if walked.max(arrive.count_ones()) <= self.m_left
+                let arrive = (arrive.0 | own, arrive.1 | theirs);
+                if walked.max(arrive.0.count_ones()) <= self.m_left
+                    && arrive.1.count_ones() <= self.a_left.min(self.their_men)
                     && self.go(i + 1, walked, arrive, captured, pinned)
                 {
                     return true;
