@@ -374,19 +374,41 @@ impl Position {
     /// move of ours must touch to spoil it (capture or pin its man, block its way, open a line to
     /// our king). A move that gives no check, moves no king and touches none of one reply's
     /// squares leaves that reply legal and quiet.
-    pub fn any_successor_forcing_checks(
+    pub fn any_successor_forcing_checks(&self, f: impl FnMut(MoveKey, &Position) -> bool) -> bool {
+        let spoilers = self.reply_spoilers(true);
+        self.any_successor_spoiling(&spoilers, false, f)
+    }
+
+    /// Stalemate in one: calls `f` with each legal move and the position after it, until `f`
+    /// returns true; returns whether it did. Moves after which the opponent surely keeps a legal
+    /// move (so is not stalemated) are skipped without being played: the proof of
+    /// `any_successor_forcing_checks`, for any reply of a man other than the king, checking or
+    /// not. Our king's moves are skipped too: they cannot make such a reply illegal.
+    pub fn any_successor_stalemate_candidate(
         &self,
+        f: impl FnMut(MoveKey, &Position) -> bool,
+    ) -> bool {
+        let spoilers = self.reply_spoilers(false);
+        self.any_successor_spoiling(&spoilers, true, f)
+    }
+
+    /// Calls `f` for the moves not proved to leave one of the `spoilers`' replies intact (moves
+    /// that may give check are always played). `kings`: whether our king's moves may be skipped.
+    #[inline]
+    fn any_successor_spoiling(
+        &self,
+        spoilers: &Spoilers,
+        kings: bool,
         mut f: impl FnMut(MoveKey, &Position) -> bool,
     ) -> bool {
-        let spoilers = self.quiet_reply_spoilers();
         let cs = self.check_squares();
         self.board.generate_moves(|pm| {
             let checks = cs.candidates(&pm);
             let from = pm.from.bitboard();
-            // The replies this man's departure leaves intact; a king move changes their checks.
+            // The replies this man's departure leaves intact.
             let mut intact = [cozy_chess::BitBoard::EMPTY; SPOILERS];
             let mut n = 0;
-            if pm.piece != Piece::King {
+            if kings || pm.piece != Piece::King {
                 for m in &spoilers.masks[..spoilers.len] {
                     if (*m & from).is_empty() {
                         intact[n] = *m;
@@ -409,9 +431,10 @@ impl Position {
         })
     }
 
-    /// Quiet replies of the opponent in the passed position (see `any_successor_forcing_checks`):
-    /// for each, the squares whose change may spoil it.
-    fn quiet_reply_spoilers(&self) -> Spoilers {
+    /// Replies of the opponent in the passed position (see `any_successor_forcing_checks`): for
+    /// each, the squares whose change may spoil it. `quiet`: only replies that give no check
+    /// (and stay so); else any reply of a man other than the king.
+    fn reply_spoilers(&self, quiet: bool) -> Spoilers {
         use cozy_chess::{
             get_between_rays, get_bishop_rays, get_line_rays, BitBoard, Rank, Square,
         };
@@ -458,8 +481,12 @@ impl Position {
             if pm.piece == Piece::King || pinned.has(pm.from) {
                 return false;
             }
-            let quiet = pm.to & !cs.candidates(&pm) & !promotion;
-            if quiet.is_empty() {
+            let replies = if quiet {
+                pm.to & !cs.candidates(&pm) & !promotion
+            } else {
+                pm.to
+            };
+            if replies.is_empty() {
                 return false;
             }
             let s = pm.from;
@@ -477,18 +504,20 @@ impl Position {
             }
             // A discovered check: only where one of his sliders stands beyond s from our king.
             let check_line = get_line_rays(our_king, s);
-            if !check_line.is_empty()
+            if quiet
+                && !check_line.is_empty()
                 && !(beyond(our_king, s) & sliders_along(our_king, s, them)).is_empty()
             {
                 base |= check_line;
             }
             let mut best: Option<(BitBoard, Square)> = None;
-            for t in quiet {
+            for t in replies {
                 // Its way and its square; for a slider the line from there to our king, which
                 // a move of ours could open.
                 let mut m = base | t.bitboard() | get_between_rays(s, t);
                 let line = get_line_rays(t, our_king);
-                let along = !line.is_empty()
+                let along = quiet
+                    && !line.is_empty()
                     && match pm.piece {
                         Piece::Bishop => get_bishop_rays(t).has(our_king),
                         Piece::Rook => !get_bishop_rays(t).has(our_king),
@@ -507,7 +536,8 @@ impl Position {
                 out.replies[out.len] = Some(cozy_chess::Move {
                     from: s,
                     to: t,
-                    promotion: None,
+                    promotion: (pm.piece == Piece::Pawn && promotion.has(t))
+                        .then_some(Piece::Queen),
                 });
                 out.len += 1;
             }
@@ -674,8 +704,40 @@ mod check_filter_tests {
             }
             false
         });
+        // Stalemate: a skipped move leaves a legal reply.
+        let mut candidates = Vec::new();
+        pos.any_successor_stalemate_candidate(|k, _| {
+            candidates.push(k);
+            false
+        });
+        pos.any_successor(|k, after| {
+            if !candidates.contains(&k) {
+                skipped += 1;
+                assert!(after.has_legal_move(), "{pos:?} {k:?} stalemates");
+            }
+            false
+        });
+        // Each reply (any, checking or not) stays legal after every move its mask lets through,
+        // a king move too.
+        let any = pos.reply_spoilers(false);
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        for i in 0..any.len {
+            let reply = any.replies[i].unwrap();
+            for w in list.iter() {
+                let touched = w.raw.from.bitboard() | w.raw.to.bitboard();
+                if pos.check_hint().may_check(w) || !(any.masks[i] & touched).is_empty() {
+                    continue;
+                }
+                assert!(
+                    pos.play(w).board.is_legal(reply),
+                    "{pos:?} {} spoils {reply}",
+                    w.uci()
+                );
+            }
+        }
         // Each reply on its own stays legal and quiet after every move its mask lets through.
-        let sp = pos.quiet_reply_spoilers();
+        let sp = pos.reply_spoilers(true);
         let hint = pos.check_hint();
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
@@ -718,6 +780,8 @@ mod check_filter_tests {
             "8/4B3/3Rp2p/2Nbk1pP/1Qp2pKn/1N3P1P/3R4/8 w - - 0 1",
             "1RNk3n/6nK/pP5B/2Q5/8/N5p1/Rr6/b4B2 w - - 0 1",
             "q3k2r/8/8/3b4/8/2R5/1B6/4K2Q w k - 0 1",
+            "8/8/6KP/8/8/8/1pp1Rppp/k7 w - - 0 1",
+            "5Kb1/p6k/5p2/8/8/1p6/1Pp1P3/2B5 w - - 0 1",
         ] {
             for _ in 0..60 {
                 let mut pos = Position::from_fen(fen).unwrap();

@@ -334,6 +334,9 @@ impl HelpSearch<'_> {
             self.mates_in_one(pos, number, dots, &mut out);
             return out;
         }
+        if k == 1 && self.aim == Aim::Stalemate {
+            return self.stalemates(pos, number, dots);
+        }
         if k == 2 && self.aim == Aim::Mate && ply > 0 {
             self.helpmates_in_two(pos, key, ply, &mut out);
             return out;
@@ -345,46 +348,23 @@ impl HelpSearch<'_> {
         if self.split.hands_over(ply, pos, key, &moves) {
             return out;
         }
-        if k == 1 {
-            if self.tally.count(moves.len() as u64) {
-                self.halted = true;
-                return out;
+        // k == 1 was answered above (mates_in_one, stalemates).
+        for (index, mv) in moves.iter().enumerate() {
+            if self.split.skips(ply, index) {
+                continue;
             }
-            // Only a checking move can mate: only those are played.
-            let checks = (self.aim == Aim::Mate).then(|| CheckFilter::new(pos));
-            for mv in moves.iter() {
-                if checks.as_ref().is_some_and(|c| !c.may_check(mv)) {
-                    continue;
-                }
-                let after = pos.play(mv);
-                if self.aim == Aim::Mate && !after.is_check() {
-                    continue;
-                }
-                if aim_reached(self.aim, &after) {
-                    out.push(SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots));
-                    if self.solution_found() {
-                        break;
-                    }
-                }
+            let after = pos.play(mv);
+            let replies = self.lines(&after, k - 1, ply + 1);
+            if !replies.is_empty() {
+                let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
+                node.replies = replies;
+                out.push(node);
             }
-        } else {
-            for (index, mv) in moves.iter().enumerate() {
-                if self.split.skips(ply, index) {
-                    continue;
-                }
-                let after = pos.play(mv);
-                let replies = self.lines(&after, k - 1, ply + 1);
-                if !replies.is_empty() {
-                    let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
-                    node.replies = replies;
-                    out.push(node);
-                }
-                if ply == 0 && self.progress {
-                    self.control.first_move_done();
-                }
-                if self.halted {
-                    break;
-                }
+            if ply == 0 && self.progress {
+                self.control.first_move_done();
+            }
+            if self.halted {
+                break;
             }
         }
         if out.is_empty() && !self.halted && k >= TT_MIN_PLIES && !self.split.partial(ply) {
@@ -483,6 +463,37 @@ impl HelpSearch<'_> {
                 break;
             }
         }
+    }
+
+    /// The stalemating moves of `pos`. Only the moves not proved to leave the opponent a legal
+    /// reply are played (`any_successor_stalemate_candidate`); each played move is a node.
+    fn stalemates(&mut self, pos: &Position, number: u32, dots: bool) -> Vec<SolutionNode> {
+        let mut keys = Vec::new();
+        let mut played = 0u64;
+        pos.any_successor_stalemate_candidate(|key, after| {
+            played += 1;
+            if after.is_stalemate() {
+                keys.push(key);
+            }
+            false
+        });
+        if self.tally.count(played) {
+            self.halted = true;
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        if keys.is_empty() {
+            return out;
+        }
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        for mv in moves.iter().filter(|m| keys.contains(&m.key())) {
+            out.push(SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots));
+            if self.solution_found() {
+                break;
+            }
+        }
+        out
     }
 
     /// Counts a solution; true when the limit is reached.
@@ -1071,6 +1082,13 @@ pub(super) mod reach {
         attackers: [[[u64; 64]; 2]; 6],
         /// Squares next to each square.
         ring: [u64; 64],
+        /// `[form][from]`: what a stalemated man of that form needs occupied by its own side to
+        /// stand immobile (unpinned) on `from`: the squares next to it along its lines, or its
+        /// knight moves (pawn slot unused).
+        freeze: [[u64; 64]; 5],
+        /// `[form][from][r]`: squares a piece (not a pawn) reaches in at most `r` moves, for `r`
+        /// up to `FREEZE_MAX_MOVES`.
+        near: Vec<[[u64; FREEZE_MAX_MOVES as usize + 1]; 64]>,
     }
 
     fn sq(f: i32, r: i32) -> Option<usize> {
@@ -1305,7 +1323,27 @@ pub(super) mod reach {
             for (s, r) in ring.iter_mut().enumerate() {
                 *r = targets(Form::King, s);
             }
+            let mut freeze = [[0u64; 64]; 5];
+            for form in OFFICERS {
+                for (s, f) in freeze[form as usize].iter_mut().enumerate() {
+                    *f = targets(form, s);
+                    if form != Form::Knight {
+                        *f &= ring[s];
+                    }
+                }
+            }
+            let mut near = vec![[[0u64; FREEZE_MAX_MOVES as usize + 1]; 64]; 6];
+            for form in PIECES {
+                for (from, balls) in near[form as usize].iter_mut().enumerate() {
+                    for (to, &d) in dist[form as usize][from].iter().enumerate() {
+                        for ball in balls.iter_mut().skip(d as usize) {
+                            *ball |= 1 << to;
+                        }
+                    }
+                }
+            }
             Tables {
+                near,
                 dist,
                 pawn,
                 pawn_any,
@@ -1313,6 +1351,7 @@ pub(super) mod reach {
                 att1,
                 attackers,
                 ring,
+                freeze,
             }
         })
     }
@@ -1841,6 +1880,257 @@ pub(super) mod reach {
         }
     }
 
+    /// Stalemate with few moves of the stalemated side left (at most `FREEZE_MAX_MOVES`): can
+    /// every man of that side other than its king end immobile? Each ends
+    /// - captured: a move of the stalemating side each, by a man that can reach it (in place, or
+    ///   after a move of its own);
+    /// - pinned (not a queen, which can always move along its pin): a line piece of the
+    ///   stalemating side each (one pinner pins one man);
+    /// - or on a square where it cannot move unpinned: an officer with every square next to it
+    ///   along its lines (a knight: every knight move) held by its own side, a pawn with the
+    ///   square ahead occupied.
+    ///
+    /// Counted in moves of the stalemated side: the men's own walks add up (each move moves one
+    /// man); and every square that must be held by its side but is not held now needs a man of
+    /// its own to arrive, a distinct man for each square. The square ahead of a pawn may also be
+    /// filled by a man of the other side that can get there: again a distinct man and at least
+    /// one move of that side for each such square.
+    fn men_can_freeze(
+        t: &Tables,
+        king: &Man,
+        men: &[Man],
+        attackers: &[Man],
+        m_left: u32,
+        a_left: u32,
+    ) -> bool {
+        if men.is_empty() || m_left > FREEZE_MAX_MOVES {
+            return true;
+        }
+        let own = men.iter().fold(1u64 << king.sq, |b, m| b | 1 << m.sq);
+        let occupied = attackers.iter().fold(own, |b, m| b | 1 << m.sq);
+        let pinners = attackers
+            .iter()
+            .filter(|man| match man.form {
+                Form::Bishop | Form::Rook | Form::Queen => true,
+                Form::Pawn => t.promote[man.color][man.sq] as u32 <= a_left,
+                _ => false,
+            })
+            .count() as u32;
+        // The lines through the squares the king can reach.
+        let (mut orthogonal, mut diagonal) = (0u64, 0u64);
+        for k in (0..64).filter(|&k| king.king_dist(t, k) as u32 <= m_left) {
+            orthogonal |= t.near[Form::Rook as usize][k][1];
+            diagonal |= t.near[Form::Bishop as usize][k][1];
+        }
+        let theirs_reach =
+            |sq: usize, budget: u32| attackers.iter().any(|a| a.dist_to(t, sq) as u32 <= budget);
+        let mut freeze = Freeze {
+            options: [[(0, 0, 0); MAX_OPTIONS]; MAX_MEN],
+            n_options: [0; MAX_MEN],
+            capture_walk: [0; MAX_MEN],
+            pin_walk: [INF as u32; MAX_MEN],
+            n: men.len(),
+            m_left,
+            a_left,
+            pinners,
+            their_men: attackers.len() as u32,
+            steps: 0,
+        };
+        for (i, man) in men.iter().enumerate() {
+            let others = own & !(1 << man.sq);
+            let mut opts = Options {
+                list: [(0, 0, 0); MAX_OPTIONS],
+                len: 0,
+                overflow: false,
+            };
+            // An officer of `form` from `from` after `spent` moves: frozen on a square whose
+            // neighbours along its lines are held, or will be by arrivals.
+            let officer = |form: Form, spent: u32, from: usize, opts: &mut Options| {
+                let dist = &t.dist[form as usize][from];
+                for s in bits(t.near[form as usize][from][(m_left - spent) as usize]) {
+                    let d = spent + dist[s] as u32;
+                    let arrive = t.freeze[form as usize][s] & !others;
+                    if d + arrive.count_ones() <= m_left {
+                        opts.add(d, arrive, 0);
+                    }
+                }
+            };
+            if man.form == Form::Pawn {
+                let cone = &t.pawn[man.color][man.sq];
+                let ahead: i32 = if man.color == Color::White.index() {
+                    8
+                } else {
+                    -8
+                };
+                for (s, &d) in cone[Form::Pawn as usize].iter().enumerate() {
+                    let d = d as u32;
+                    if d > m_left {
+                        continue;
+                    }
+                    let a = (s as i32 + ahead) as usize;
+                    let held = (occupied & !(1 << man.sq)) >> a & 1 == 1;
+                    if held {
+                        opts.add(d, 0, 0);
+                        continue;
+                    }
+                    if theirs_reach(a, a_left) {
+                        opts.add(d, 0, 1 << a);
+                    }
+                    if d < m_left {
+                        opts.add(d, 1 << a, 0);
+                    }
+                }
+                let rank = if man.color == Color::White.index() {
+                    56
+                } else {
+                    0
+                };
+                for form in OFFICERS {
+                    for (q, &p) in cone[form as usize].iter().enumerate().skip(rank).take(8) {
+                        let p = p as u32;
+                        if p <= m_left {
+                            officer(form, p, q, &mut opts);
+                        }
+                    }
+                }
+            } else {
+                officer(man.form, 0, man.sq, &mut opts);
+                // A rook that may castle gets there without a move of its own.
+                if man.form == Form::Rook && man.castle != 0 {
+                    officer(man.form, 0, man.castle.trailing_zeros() as usize, &mut opts);
+                }
+            }
+            if opts.overflow {
+                return true;
+            }
+            freeze.options[i] = opts.list;
+            freeze.n_options[i] = opts.len;
+            freeze.capture_walk[i] = if theirs_reach(man.sq, a_left) {
+                0
+            } else if m_left > 0 {
+                1
+            } else {
+                INF as u32
+            };
+            // Pinned on a line through a square its king can reach: orthogonal for a bishop,
+            // diagonal for a rook, any for a knight or pawn; elsewhere after a move of its own.
+            let lines = match man.form {
+                Form::Bishop => orthogonal,
+                Form::Rook => diagonal,
+                Form::Queen => 0,
+                _ => orthogonal | diagonal,
+            };
+            freeze.pin_walk[i] = if lines >> man.sq & 1 == 1 {
+                0
+            } else if lines != 0 {
+                1
+            } else {
+                INF as u32
+            };
+        }
+        freeze.go(0, 0, (0, 0), 0, 0)
+    }
+
+    /// The stalemated side's moves left up to which `men_can_freeze` is tried (beyond, the men
+    /// have too many ways to end and the test would cost more than it cuts).
+    const FREEZE_MAX_MOVES: u32 = 2;
+    /// Ways for one man to end frozen, at most.
+    const MAX_OPTIONS: usize = 24;
+
+    /// One way for a man to end frozen: its own walk, the squares men of its side must arrive
+    /// on, the squares men of the other side must arrive on.
+    type Way = (u32, u64, u64);
+
+    /// The distinct cheapest ways of one man.
+    struct Options {
+        list: [Way; MAX_OPTIONS],
+        len: usize,
+        overflow: bool,
+    }
+
+    impl Options {
+        fn add(&mut self, walk: u32, own: u64, theirs: u64) {
+            // A way that needs the same arrivals and walks no less is no new way.
+            for o in &mut self.list[..self.len] {
+                if o.1 == own && o.2 == theirs {
+                    o.0 = o.0.min(walk);
+                    return;
+                }
+                if o.1 & own == o.1 && o.2 & theirs == o.2 && o.0 <= walk {
+                    return;
+                }
+            }
+            if self.len == MAX_OPTIONS {
+                self.overflow = true;
+                return;
+            }
+            self.list[self.len] = (walk, own, theirs);
+            self.len += 1;
+        }
+    }
+
+    struct Freeze {
+        options: [[Way; MAX_OPTIONS]; MAX_MEN],
+        n_options: [usize; MAX_MEN],
+        /// The man's own moves before it can be captured (`INF`: it cannot).
+        capture_walk: [u32; MAX_MEN],
+        /// The man's own moves before it can stand pinned (`INF`: it cannot).
+        pin_walk: [u32; MAX_MEN],
+        n: usize,
+        m_left: u32,
+        a_left: u32,
+        pinners: u32,
+        their_men: u32,
+        steps: u32,
+    }
+
+    impl Freeze {
+        /// Men `i..` given: the walks so far, the arrivals so far (as in a `Way`), the men
+        /// captured and pinned so far.
+        fn go(
+            &mut self,
+            i: usize,
+            walked: u32,
+            arrive: (u64, u64),
+            captured: u32,
+            pinned: u32,
+        ) -> bool {
+            self.steps += 1;
+            if self.steps > STEP_CAP {
+                return true;
+            }
+            if i == self.n {
+                return true;
+            }
+            let walk = self.capture_walk[i];
+            if captured < self.a_left
+                && walked + walk <= self.m_left
+                && self.go(i + 1, walked + walk, arrive, captured + 1, pinned)
+            {
+                return true;
+            }
+            let walk = self.pin_walk[i];
+            if pinned < self.pinners
+                && walked + walk <= self.m_left
+                && self.go(i + 1, walked + walk, arrive, captured, pinned + 1)
+            {
+                return true;
+            }
+            for o in 0..self.n_options[i] {
+                let (walk, own, theirs) = self.options[i][o];
+                let walked = walked + walk;
+                let arrive = (arrive.0 | own, arrive.1 | theirs);
+                if walked.max(arrive.0.count_ones()) <= self.m_left
+                    && arrive.1.count_ones() <= self.a_left.min(self.their_men)
+                    && self.go(i + 1, walked, arrive, captured, pinned)
+                {
+                    return true;
+                }
+            }
+            false
+        }
+    }
+
     /// Whether `mated` (its king) can still be mated (stalemated) with `m_left` moves of its own
     /// and `a_left` moves of the other side, the last of which reaches the aim.
     pub(in crate::solve) fn goal_reachable(
@@ -1859,6 +2149,11 @@ pub(super) mod reach {
         };
         let blockers = Army::of(pos, mated, false);
         let attackers = Army::of(pos, !mated, true);
+        if aim == Aim::Stalemate
+            && !men_can_freeze(t, &king, blockers.men(), attackers.men(), m_left, a_left)
+        {
+            return false;
+        }
         let mut a = Assign {
             t,
             blockers: blockers.men(),
@@ -2043,6 +2338,77 @@ pub(super) mod reach {
             assert_eq!(hungarian(2, 3, |r, k| c[r][k]), 3);
             assert_eq!(hungarian(0, 3, |r, k| c[r][k]), 0);
             assert!(hungarian(2, 2, |r, k| [[1000, 1], [1000, 1]][r][k]) >= 1000);
+        }
+
+        /// Whether the side to move (`k` even: the side not making the last move) can be
+        /// stalemated in exactly `k` plies, by brute force.
+        fn stalemate_in(pos: &Position, k: u32) -> bool {
+            if k == 0 {
+                return pos.is_stalemate();
+            }
+            pos.any_successor(|_, after| stalemate_in(after, k - 1))
+        }
+
+        /// The bound never denies a stalemate that exists (random walks from sparse positions
+        /// where stalemates are near; the brute-force search is the oracle).
+        #[test]
+        fn stalemate_bound_never_cuts_a_solution() {
+            let fens = [
+                "8/8/6KP/8/8/8/1pp1Rppp/k7 b - - 0 1",
+                "5Kb1/p6k/5p2/8/8/1p6/1Pp1P3/2B5 b - - 0 1",
+                "k7/p1p5/P1P5/1K6/8/8/8/7Q b - - 0 1",
+                "7k/5p2/5P2/4K3/8/1p6/1P6/2Q5 b - - 0 1",
+                "k7/2p5/8/1K6/8/8/3R4/6b1 b - - 0 1",
+                "kn6/p7/3K4/8/8/8/8/6BR b - - 0 1",
+                "k1b5/pr6/8/2K5/8/8/8/3Q4 b - - 0 1",
+                "7k/6pp/8/8/8/5K2/5p2/6RQ b - - 0 1",
+            ];
+            let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+            let (mut solvable, mut tested) = (0, 0);
+            for fen in fens {
+                for _walk in 0..12 {
+                    let mut pos = Position::from_fen(fen).unwrap();
+                    for _ply in 0..10 {
+                        let k = if pos.side_to_move() == Color::Black {
+                            2
+                        } else {
+                            3
+                        };
+                        // Two moves each left (the bound's largest case) now and then.
+                        let longer = (tested % 9 == 0).then_some(k + 2);
+                        for k in std::iter::once(k).chain(longer) {
+                            if stalemate_in(&pos, k) {
+                                solvable += 1;
+                                assert!(
+                                    goal_reachable(
+                                        &pos,
+                                        Color::Black,
+                                        Aim::Stalemate,
+                                        k / 2,
+                                        k.div_ceil(2)
+                                    ),
+                                    "{} k={k}",
+                                    pos.to_fen()
+                                );
+                            }
+                            tested += 1;
+                        }
+                        let mut moves = crate::chess::MoveList::new();
+                        pos.legal_moves(&mut moves);
+                        if moves.is_empty() {
+                            break;
+                        }
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        pos = pos.play(&moves[(seed % moves.len() as u64) as usize]);
+                    }
+                }
+            }
+            assert!(
+                solvable > 40,
+                "only {solvable} of {tested} positions solvable"
+            );
         }
 
         #[test]
