@@ -116,15 +116,6 @@ fn perft_counts() {
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "97862");
 }
 
-/// Ids of the corpus problems too slow for the default suite (see the file's header).
-fn slow_ids() -> Vec<String> {
-    let text = include_str!("slow_problems.txt");
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| l.trim().to_string())
-        .collect()
-}
-
 /// Runs ../shared/tools/agree.py over the corpus lines that `pick` selects (written to a
 /// temporary file), through the CLI's JSON; every checked problem must agree.
 fn agree_py(name: &str, pick: impl Fn(&str) -> bool) {
@@ -163,19 +154,17 @@ fn agree_py(name: &str, pick: impl Fn(&str) -> bool) {
 }
 
 /// The reference solver's answers, checked by its own tool through the CLI's JSON: every core
-/// problem of the corpus — direct, help and series play — but the slow list.
+/// problem of the corpus — direct, help and series play — but the slow and unsolved lists.
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release-mode test: cargo test --release")]
 fn agree_py_reports_every_core_problem_agreeing() {
-    let slow = slow_ids();
-    agree_py("default", |id| !slow.iter().any(|s| s == id));
+    agree_py("default", |id| common::tier(id) == common::Tier::Default);
 }
 
-/// The problems of tests/slow_problems.txt: helpmates, helpstalemates and series that Popeye
-/// solves with its "intelligent" mode and our brute-force help search needs minutes for.
+/// The problems of tests/slow_problems.txt and tests/unsolved_problems.txt through agree.py
+/// (tests/help_series.rs checks the slow ones in CI through the library).
 #[test]
 #[ignore = "slow (minutes per problem): cargo test --release -- --ignored"]
 fn agree_py_on_the_slow_problems() {
-    let slow = slow_ids();
-    agree_py("slow", |id| slow.iter().any(|s| s == id));
+    agree_py("slow", |id| common::tier(id) != common::Tier::Default);
 }

@@ -53,3 +53,29 @@ pub fn strings(v: &Value) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// Which test checks a corpus problem: the default suite, the slow test (CI runs it too, in
+/// release mode: seconds to a minute each) or the ignored test of problems still beyond reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    Default,
+    Slow,
+    Unsolved,
+}
+
+fn listed(text: &'static str) -> impl Iterator<Item = &'static str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+}
+
+/// The tier of a corpus id: tests/slow_problems.txt and tests/unsolved_problems.txt list them.
+pub fn tier(id: &str) -> Tier {
+    if listed(include_str!("../unsolved_problems.txt")).any(|l| l == id) {
+        Tier::Unsolved
+    } else if listed(include_str!("../slow_problems.txt")).any(|l| l == id) {
+        Tier::Slow
+    } else {
+        Tier::Default
+    }
+}
