@@ -32,7 +32,8 @@ use crate::chess::{Color, Move, MoveKey, MoveKind, MoveList, Position, Role, Squ
 use crate::problem::{Aim, SolveOptions};
 
 use super::parallel::{
-    share_out, worker_count, Gate, Handed, JobResult, Opened, Sharer, Split, Tally, SHARE_AFTER,
+    share_out, worker_count, Gate, Handed, JobResult, LineSearch, LineWorker, Split, Tally,
+    SHARE_AFTER,
 };
 use super::{
     NodeRole, Problem, SearchControl, SearchStats, SolutionNode, SolutionTree, TranspositionTable,
@@ -507,57 +508,23 @@ impl HelpSearch<'_> {
     }
 }
 
-impl HelpSearch<'_> {
-    /// Ready for a new unit of work (with the same limit).
+impl LineSearch for HelpSearch<'_> {
+    fn tally(&self) -> &Tally<'_> {
+        &self.tally
+    }
+
     fn restart(&mut self, split: Split) {
         self.found = 0;
         self.halted = false;
         self.split = split;
     }
-}
 
-/// A help search on one thread of `share_out`: the lines of `plies` plies from `root`.
-struct HelpWorker<'s, 'a> {
-    search: &'s mut HelpSearch<'a>,
-    root: &'s Position,
-    plies: u32,
-}
-
-impl Sharer for HelpWorker<'_, '_> {
-    type Shared = Handed;
-    type Out = Vec<SolutionNode>;
-
-    fn tally(&self) -> &Tally<'_> {
-        &self.search.tally
+    fn take_handed(&mut self) -> Option<Handed> {
+        self.split.handed.take()
     }
 
-    fn open(&mut self, job: usize) -> Opened<Handed, Vec<SolutionNode>> {
-        // The moves after the first move are shared out when they have a ply to go after them.
-        self.search.restart(Split {
-            hand_over_at: (self.plies >= 3).then_some(1),
-            only: Some((0, job)),
-            handed: None,
-        });
-        let out = self.search.lines(self.root, self.plies, 0);
-        match self.search.split.handed.take() {
-            Some(after) => {
-                let n = after.moves.len();
-                Opened::Split(after, n)
-            }
-            None => Opened::Whole(out),
-        }
-    }
-
-    fn child(&mut self, after: &Handed, _job: usize, child: usize) -> Vec<SolutionNode> {
-        self.search.restart(Split {
-            only: Some((1, child)),
-            ..Split::default()
-        });
-        self.search.lines(&after.pos, self.plies - 1, 1)
-    }
-
-    fn solutions(out: &Vec<SolutionNode>) -> u64 {
-        count_lines(out)
+    fn lines(&mut self, pos: &Position, k: u32, depth: u32) -> Vec<SolutionNode> {
+        HelpSearch::lines(self, pos, k, depth)
     }
 }
 
@@ -611,12 +578,13 @@ fn lines_shared(
     let (tt, control) = (first.tt, first.control);
     let (number, dots) = first.numbering.at(0);
     let results = {
-        let mut workers: Vec<HelpWorker> = searches
+        let mut workers: Vec<LineWorker<HelpSearch>> = searches
             .iter_mut()
-            .map(|search| HelpWorker {
+            .map(|search| LineWorker {
                 search,
                 root: pos,
-                plies,
+                length: plies,
+                first: 0,
             })
             .collect();
         share_out(

@@ -20,7 +20,8 @@ use std::time::Duration;
 use crate::chess::{Move, MoveList, Position};
 
 use super::battle::{Battle, Prover};
-use super::SearchControl;
+use super::help::count_lines;
+use super::{SearchControl, SolutionNode};
 
 /// A length whose shorter one took less than this is searched on one thread: starting threads
 /// would cost more than they bring (battle play on the bench's millisecond problems: 2 threads
@@ -352,6 +353,66 @@ impl Split {
     #[inline]
     pub(crate) fn partial(&self, depth: u32) -> bool {
         self.only.is_some_and(|(d, _)| d == depth)
+    }
+}
+
+/// A help or series line search as `share_out` drives it: it can start a new unit of work
+/// under a `Split` and enumerate lines.
+pub(crate) trait LineSearch: Send {
+    fn tally(&self) -> &Tally<'_>;
+    /// Ready for a new unit of work (with the same limit).
+    fn restart(&mut self, split: Split);
+    /// The moves handed over by the last `lines`, if it reached the hand-over depth.
+    fn take_handed(&mut self) -> Option<Handed>;
+    /// Every solving line of exactly `k` (plies or series moves) from `pos`, at depth `depth`.
+    fn lines(&mut self, pos: &Position, k: u32, depth: u32) -> Vec<SolutionNode>;
+}
+
+/// One thread of `share_out` over a line search: the lines of `length` from `root`, whose first
+/// moves are at depth `first`; the moves after a first move are shared out when at least one
+/// more move follows them.
+pub(crate) struct LineWorker<'s, S> {
+    pub search: &'s mut S,
+    pub root: &'s Position,
+    pub length: u32,
+    pub first: u32,
+}
+
+impl<S: LineSearch> Sharer for LineWorker<'_, S> {
+    type Shared = Handed;
+    type Out = Vec<SolutionNode>;
+
+    fn tally(&self) -> &Tally<'_> {
+        self.search.tally()
+    }
+
+    fn open(&mut self, job: usize) -> Opened<Handed, Vec<SolutionNode>> {
+        self.search.restart(Split {
+            hand_over_at: (self.length >= 3).then_some(self.first + 1),
+            only: Some((self.first, job)),
+            handed: None,
+        });
+        let out = self.search.lines(self.root, self.length, self.first);
+        match self.search.take_handed() {
+            Some(after) => {
+                let n = after.moves.len();
+                Opened::Split(after, n)
+            }
+            None => Opened::Whole(out),
+        }
+    }
+
+    fn child(&mut self, after: &Handed, _job: usize, child: usize) -> Vec<SolutionNode> {
+        self.search.restart(Split {
+            only: Some((self.first + 1, child)),
+            ..Split::default()
+        });
+        self.search
+            .lines(&after.pos, self.length - 1, self.first + 1)
+    }
+
+    fn solutions(out: &Vec<SolutionNode>) -> u64 {
+        count_lines(out)
     }
 }
 

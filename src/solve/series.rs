@@ -36,7 +36,8 @@ use super::help::{
     reach, CheckFilter,
 };
 use super::parallel::{
-    share_out, worker_count, Gate, Handed, JobResult, Opened, Sharer, Split, Tally, SHARE_AFTER,
+    share_out, worker_count, Gate, Handed, JobResult, LineSearch, LineWorker, Split, Tally,
+    SHARE_AFTER,
 };
 use super::{NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable};
 
@@ -277,57 +278,23 @@ impl SeriesSearch<'_> {
     }
 }
 
-impl SeriesSearch<'_> {
-    /// Ready for a new unit of work (with the same limit).
+impl LineSearch for SeriesSearch<'_> {
+    fn tally(&self) -> &Tally<'_> {
+        &self.tally
+    }
+
     fn restart(&mut self, split: Split) {
         self.found = 0;
         self.halted = false;
         self.split = split;
     }
-}
 
-/// A series search on one thread of `share_out`: the series of `moves` moves from `root`.
-struct SeriesWorker<'s, 'a> {
-    search: &'s mut SeriesSearch<'a>,
-    root: &'s Position,
-    moves: u32,
-}
-
-impl Sharer for SeriesWorker<'_, '_> {
-    type Shared = Handed;
-    type Out = Vec<SolutionNode>;
-
-    fn tally(&self) -> &Tally<'_> {
-        &self.search.tally
+    fn take_handed(&mut self) -> Option<Handed> {
+        self.split.handed.take()
     }
 
-    fn open(&mut self, job: usize) -> Opened<Handed, Vec<SolutionNode>> {
-        // The second series moves are shared out when a move follows them.
-        self.search.restart(Split {
-            hand_over_at: (self.moves >= 3).then_some(2),
-            only: Some((1, job)),
-            handed: None,
-        });
-        let out = self.search.lines(self.root, self.moves, 1);
-        match self.search.split.handed.take() {
-            Some(next) => {
-                let n = next.moves.len();
-                Opened::Split(next, n)
-            }
-            None => Opened::Whole(out),
-        }
-    }
-
-    fn child(&mut self, next: &Handed, _job: usize, child: usize) -> Vec<SolutionNode> {
-        self.search.restart(Split {
-            only: Some((2, child)),
-            ..Split::default()
-        });
-        self.search.lines(&next.pos, self.moves - 1, 2)
-    }
-
-    fn solutions(out: &Vec<SolutionNode>) -> u64 {
-        count_lines(out)
+    fn lines(&mut self, pos: &Position, k: u32, depth: u32) -> Vec<SolutionNode> {
+        SeriesSearch::lines(self, pos, k, depth)
     }
 }
 
@@ -354,12 +321,13 @@ fn lines_shared(
     };
     let (tt, control, grouped) = (first.tt, first.control, first.end != SeriesEnd::Direct);
     let results = {
-        let mut workers: Vec<SeriesWorker> = searches
+        let mut workers: Vec<LineWorker<SeriesSearch>> = searches
             .iter_mut()
-            .map(|search| SeriesWorker {
+            .map(|search| LineWorker {
                 search,
                 root: pos,
-                moves: n,
+                length: n,
+                first: 1,
             })
             .collect();
         share_out(&mut workers, control, gate, root.moves.len(), limit, true)
