@@ -32,7 +32,7 @@ use crate::chess::{Color, Move, MoveKey, MoveKind, MoveList, Position, Role, Squ
 use crate::problem::{Aim, SolveOptions};
 
 use super::parallel::{
-    share_out, worker_count, Gate, Handed, JobResult, LineSearch, LineWorker, Split, Tally,
+    assemble_lines, share_out, worker_count, Gate, Handed, LineSearch, LineWorker, Split, Tally,
     SHARE_AFTER,
 };
 use super::{
@@ -596,42 +596,7 @@ fn lines_shared(
             progress,
         )
     };
-    // As `lines` would: the first moves' nodes in order, and the facts it would store.
-    let mut out = Vec::new();
-    let mut complete = true;
-    for (mv, result) in root.moves.iter().zip(results) {
-        match result {
-            JobResult::Skipped => complete = false,
-            JobResult::Whole(unit) => {
-                complete &= unit.complete;
-                out.extend(unit.out);
-            }
-            JobResult::Split(after, units) => {
-                let mut replies = Vec::new();
-                let mut all = true;
-                for unit in units {
-                    match unit {
-                        Some(unit) => {
-                            all &= unit.complete;
-                            replies.extend(unit.out);
-                        }
-                        None => all = false,
-                    }
-                }
-                if !replies.is_empty() {
-                    let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
-                    node.replies = replies;
-                    out.push(node);
-                } else if all && plies > TT_MIN_PLIES {
-                    tt.store_no_solution(after.key, plies - 1);
-                }
-                complete &= all;
-            }
-        }
-    }
-    if out.is_empty() && complete && plies >= TT_MIN_PLIES {
-        tt.store_no_solution(root.key, plies);
-    }
+    let mut out = assemble_lines(tt, pos, &root, results, (number, dots), plies, TT_MIN_PLIES);
     if let Some(limit) = limit {
         keep_first_lines(&mut out, limit, false);
     }

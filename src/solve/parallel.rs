@@ -21,7 +21,7 @@ use crate::chess::{Move, MoveList, Position};
 
 use super::battle::{Battle, Prover};
 use super::help::count_lines;
-use super::{SearchControl, SolutionNode};
+use super::{NodeRole, SearchControl, SolutionNode, TranspositionTable};
 
 /// A length whose shorter one took less than this is searched on one thread: starting threads
 /// would cost more than they bring (battle play on the bench's millisecond problems: 2 threads
@@ -414,6 +414,56 @@ impl<S: LineSearch> Sharer for LineWorker<'_, S> {
     fn solutions(out: &Vec<SolutionNode>) -> u64 {
         count_lines(out)
     }
+}
+
+/// The root's lines as `lines` would have returned them from `share_out`'s `results` for the
+/// first moves `root.moves` of `pos`: nodes in move order (numbered `number`, `dots`), and the
+/// "no solution in exactly k" facts `lines` would store (for k of at least `store_from`).
+pub(crate) fn assemble_lines(
+    tt: &TranspositionTable,
+    pos: &Position,
+    root: &Handed,
+    results: Vec<JobResult<Handed, Vec<SolutionNode>>>,
+    (number, dots): (u32, bool),
+    length: u32,
+    store_from: u32,
+) -> Vec<SolutionNode> {
+    let mut out = Vec::new();
+    let mut complete = true;
+    for (mv, result) in root.moves.iter().zip(results) {
+        match result {
+            JobResult::Skipped => complete = false,
+            JobResult::Whole(unit) => {
+                complete &= unit.complete;
+                out.extend(unit.out);
+            }
+            JobResult::Split(after, units) => {
+                let mut replies = Vec::new();
+                let mut all = true;
+                for unit in units {
+                    match unit {
+                        Some(unit) => {
+                            all &= unit.complete;
+                            replies.extend(unit.out);
+                        }
+                        None => all = false,
+                    }
+                }
+                if !replies.is_empty() {
+                    let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
+                    node.replies = replies;
+                    out.push(node);
+                } else if all && length > store_from {
+                    tt.store_no_solution(after.key, length - 1);
+                }
+                complete &= all;
+            }
+        }
+    }
+    if out.is_empty() && complete && length >= store_from {
+        tt.store_no_solution(root.key, length);
+    }
+    out
 }
 
 /// A worker of `share_out`: one search of its own (killers, counters, limit) per thread.

@@ -36,7 +36,7 @@ use super::help::{
     reach, CheckFilter,
 };
 use super::parallel::{
-    share_out, worker_count, Gate, Handed, JobResult, LineSearch, LineWorker, Split, Tally,
+    assemble_lines, share_out, worker_count, Gate, Handed, LineSearch, LineWorker, Split, Tally,
     SHARE_AFTER,
 };
 use super::{NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable};
@@ -332,42 +332,7 @@ fn lines_shared(
             .collect();
         share_out(&mut workers, control, gate, root.moves.len(), limit, true)
     };
-    // As `lines` would: the first moves' nodes in order, and the facts it would store.
-    let mut out = Vec::new();
-    let mut complete = true;
-    for (mv, result) in root.moves.iter().zip(results) {
-        match result {
-            JobResult::Skipped => complete = false,
-            JobResult::Whole(unit) => {
-                complete &= unit.complete;
-                out.extend(unit.out);
-            }
-            JobResult::Split(next, units) => {
-                let mut replies = Vec::new();
-                let mut all = true;
-                for unit in units {
-                    match unit {
-                        Some(unit) => {
-                            all &= unit.complete;
-                            replies.extend(unit.out);
-                        }
-                        None => all = false,
-                    }
-                }
-                if !replies.is_empty() {
-                    let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, 1, false);
-                    node.replies = replies;
-                    out.push(node);
-                } else if all {
-                    tt.store_no_solution(next.key, n - 1);
-                }
-                complete &= all;
-            }
-        }
-    }
-    if out.is_empty() && complete {
-        tt.store_no_solution(root.key, n);
-    }
+    let mut out = assemble_lines(tt, pos, &root, results, (1, false), n, 0);
     if let Some(limit) = limit {
         keep_first_lines(&mut out, limit, grouped);
     }
