@@ -632,6 +632,23 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     list.iter().map(|m| perft(&pos.play(m), depth - 1)).sum()
 }
 
+/// Random walks for tests: a pseudo-random legal successor (xorshift on `seed`), None when the
+/// side to move has no move.
+#[cfg(test)]
+impl Position {
+    pub(crate) fn random_successor(&self, seed: &mut u64) -> Option<Position> {
+        let mut moves = MoveList::new();
+        self.legal_moves(&mut moves);
+        if moves.is_empty() {
+            return None;
+        }
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        Some(self.play(&moves[(*seed % moves.len() as u64) as usize]))
+    }
+}
+
 #[cfg(test)]
 mod check_filter_tests {
     use super::*;
@@ -787,15 +804,10 @@ mod check_filter_tests {
                 let mut pos = Position::from_fen(fen).unwrap();
                 for _ in 0..30 {
                     skipped += forcing_checks_sound(&pos);
-                    let mut list = MoveList::new();
-                    pos.legal_moves(&mut list);
-                    if list.is_empty() {
-                        break;
+                    match pos.random_successor(&mut seed) {
+                        Some(next) => pos = next,
+                        None => break,
                     }
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    pos = pos.play(&list[(seed % list.len() as u64) as usize]);
                 }
             }
         }

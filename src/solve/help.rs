@@ -851,15 +851,10 @@ mod tests {
                         assert_eq!(got, want, "{} k={k}", pos.to_fen());
                         found += want.len();
                     }
-                    let mut moves = MoveList::new();
-                    pos.legal_moves(&mut moves);
-                    if moves.is_empty() {
-                        break;
+                    match pos.random_successor(&mut seed) {
+                        Some(next) => pos = next,
+                        None => break,
                     }
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    pos = pos.play(&moves[(seed % moves.len() as u64) as usize]);
                 }
             }
         }
@@ -2326,15 +2321,10 @@ pub(super) mod reach {
                             }
                             tested += 1;
                         }
-                        let mut moves = crate::chess::MoveList::new();
-                        pos.legal_moves(&mut moves);
-                        if moves.is_empty() {
-                            break;
+                        match pos.random_successor(&mut seed) {
+                            Some(next) => pos = next,
+                            None => break,
                         }
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        pos = pos.play(&moves[(seed % moves.len() as u64) as usize]);
                     }
                 }
             }
