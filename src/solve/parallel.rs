@@ -661,7 +661,33 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use crate::problem::SolveOptions;
-    use crate::solve::{Problem, SearchControl, Solver, StopReason, Verdict};
+    use crate::solve::{Problem, SearchControl, SolutionTree, Solver, StopReason, Verdict};
+
+    /// Solves on a thread, cancels after 300 ms (the solve must still be running) and asserts
+    /// the solve returns within `within_ms` of the cancel.
+    fn cancel_after_300_ms(
+        solver: &Solver,
+        problem: &Problem,
+        options: &SolveOptions,
+        control: &SearchControl,
+        within_ms: u64,
+    ) -> SolutionTree {
+        std::thread::scope(|s| {
+            let run = s.spawn(|| solver.solve(problem, options, control).unwrap());
+            std::thread::sleep(Duration::from_millis(300));
+            assert!(!run.is_finished(), "{} finished", problem.stipulation);
+            control.cancel();
+            let cancelled = Instant::now();
+            let tree = run.join().unwrap();
+            assert!(
+                cancelled.elapsed() < Duration::from_millis(within_ms),
+                "{} took {:?}",
+                problem.stipulation,
+                cancelled.elapsed()
+            );
+            tree
+        })
+    }
 
     const PROBLEMS: &[(&str, &str)] = &[
         ("7Q/4P2K/P7/8/5k2/8/R5p1/8 w - - 0 1", "#4"),
@@ -785,20 +811,7 @@ mod tests {
                 threads: 3,
                 ..SolveOptions::default()
             };
-            let tree = std::thread::scope(|s| {
-                let run = s.spawn(|| solver.solve(&problem, &options, &control).unwrap());
-                std::thread::sleep(Duration::from_millis(300));
-                assert!(!run.is_finished(), "{stip} finished");
-                control.cancel();
-                let cancelled = Instant::now();
-                let tree = run.join().unwrap();
-                assert!(
-                    cancelled.elapsed() < Duration::from_millis(200),
-                    "{stip} took {:?}",
-                    cancelled.elapsed()
-                );
-                tree
-            });
+            let tree = cancel_after_300_ms(&solver, &problem, &options, &control, 200);
             assert_eq!(tree.verdict, Verdict::Cancelled);
             assert_eq!(tree.stats.threads, 3);
         }
@@ -852,19 +865,7 @@ mod tests {
             ..SolveOptions::default()
         };
         let started = Instant::now();
-        let tree = std::thread::scope(|s| {
-            let run = s.spawn(|| solver.solve(&problem, &options, &control).unwrap());
-            std::thread::sleep(Duration::from_millis(300));
-            control.cancel();
-            let cancelled = Instant::now();
-            let tree = run.join().unwrap();
-            assert!(
-                cancelled.elapsed() < Duration::from_millis(500),
-                "took {:?}",
-                cancelled.elapsed()
-            );
-            tree
-        });
+        let tree = cancel_after_300_ms(&solver, &problem, &options, &control, 500);
         assert_eq!(tree.verdict, Verdict::Cancelled);
         assert_eq!(tree.stop_reason, Some(StopReason::Cancelled));
         // Only keys proved before the cancel (the s#6 key, short) can be shown.
