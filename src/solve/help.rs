@@ -638,6 +638,12 @@ fn all_lengths(
             search.lines(pos, plies, 0)
         };
         last_pass = started.elapsed();
+        tracing::debug!(
+            plies,
+            seconds = last_pass.as_secs_f64(),
+            nodes = control.nodes(),
+            "help play: length searched"
+        );
         found += count_lines(&lines);
         mark_short(&mut lines, 1, max);
         merge_lines(&mut forest, lines);

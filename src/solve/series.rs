@@ -397,6 +397,12 @@ pub(crate) fn solve(
             search.lines(pos, n, 1)
         };
         last_pass = started.elapsed();
+        tracing::debug!(
+            moves = n,
+            seconds = last_pass.as_secs_f64(),
+            nodes = control.nodes(),
+            "series play: length searched"
+        );
         found += count_lines(&lines);
         mark_short(&mut lines, 1, stip.moves + extra);
         merge_lines(&mut solutions, lines);
