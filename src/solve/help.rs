@@ -641,7 +641,7 @@ fn all_lengths(
         tracing::debug!(
             plies,
             seconds = last_pass.as_secs_f64(),
-            nodes = control.nodes(),
+            nodes_so_far = control.nodes(),
             "help play: length searched"
         );
         found += count_lines(&lines);

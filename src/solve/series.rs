@@ -400,7 +400,7 @@ pub(crate) fn solve(
         tracing::debug!(
             moves = n,
             seconds = last_pass.as_secs_f64(),
-            nodes = control.nodes(),
+            nodes_so_far = control.nodes(),
             "series play: length searched"
         );
         found += count_lines(&lines);
