@@ -140,7 +140,9 @@ fn agree_py(name: &str, pick: impl Fn(&str) -> bool) {
     let o = Command::new("python3")
         .arg(&tool)
         .arg(&file)
-        .args(["--cmd", &cmd, "--timeout", "600", "--show", "30"])
+        // Per problem: the slowest (intell#97) needs about 6 minutes on two free cores; CI
+        // shares them with other tests.
+        .args(["--cmd", &cmd, "--timeout", "1800", "--show", "30"])
         .output()
         .expect("python3 runs agree.py");
     let _ = std::fs::remove_file(&file);
@@ -154,17 +156,17 @@ fn agree_py(name: &str, pick: impl Fn(&str) -> bool) {
 }
 
 /// The reference solver's answers, checked by its own tool through the CLI's JSON: every core
-/// problem of the corpus — direct, help and series play — but the slow and unsolved lists.
+/// problem of the corpus — direct, help and series play — but the slow list.
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release-mode test: cargo test --release")]
 fn agree_py_reports_every_core_problem_agreeing() {
     agree_py("default", |id| common::tier(id) == common::Tier::Default);
 }
 
-/// The problems of tests/slow_problems.txt and tests/unsolved_problems.txt through agree.py
-/// (tests/help_series.rs checks the slow ones in CI through the library).
+/// The same through agree.py for the problems of tests/slow_problems.txt: 2 s to 6 minutes
+/// each, about 20 minutes of CPU in all.
 #[test]
-#[ignore = "slow (minutes per problem): cargo test --release -- --ignored"]
+#[cfg_attr(debug_assertions, ignore = "release-mode test: cargo test --release")]
 fn agree_py_on_the_slow_problems() {
-    agree_py("slow", |id| common::tier(id) != common::Tier::Default);
+    agree_py("slow", |id| common::tier(id) == common::Tier::Slow);
 }
