@@ -526,6 +526,19 @@ impl LineSearch for HelpSearch<'_> {
     fn lines(&mut self, pos: &Position, k: u32, depth: u32) -> Vec<SolutionNode> {
         HelpSearch::lines(self, pos, k, depth)
     }
+
+    fn prepare(&mut self, limit: Option<u64>, progress: bool) {
+        self.limit = limit;
+        self.progress = progress;
+    }
+
+    fn root_numbering(&self) -> (u32, bool) {
+        self.numbering.at(0)
+    }
+
+    fn grouped(&self) -> bool {
+        false
+    }
 }
 
 /// Keeps the first lines of a forest until `keep` are kept. `grouped`: the last moves of lines
@@ -553,38 +566,37 @@ pub(super) fn keep_first_lines(nodes: &mut Vec<SolutionNode>, keep: u64, grouped
     go(nodes, &mut room, grouped);
 }
 
-/// The lines of exactly `plies` plies from `pos` (the first `limit` of them), searched by every
+/// The lines of exactly `length` from `pos` (the first `limit` of them), searched by every
 /// search in `searches` on a thread of its own.
-fn lines_shared(
-    searches: &mut [HelpSearch],
-    gate: &Gate,
+fn lines_shared<S: LineSearch>(
+    searches: &mut [S],
+    (tt, control, gate): (&TranspositionTable, &SearchControl, &Gate),
     pos: &Position,
-    plies: u32,
+    (length, lengths): (u32, &Lengths),
     limit: Option<u64>,
     progress: bool,
 ) -> Vec<SolutionNode> {
     let first = &mut searches[0];
-    first.progress = progress;
+    first.prepare(limit, progress);
     first.restart(Split {
-        hand_over_at: Some(0),
+        hand_over_at: Some(lengths.first),
         ..Split::default()
     });
-    let whole = first.lines(pos, plies, 0);
-    first.progress = false;
-    let Some(root) = first.split.handed.take() else {
+    let whole = first.lines(pos, length, lengths.first);
+    first.prepare(limit, false);
+    let Some(root) = first.take_handed() else {
         // Cut or stopped before the first moves.
         return whole;
     };
-    let (tt, control) = (first.tt, first.control);
-    let (number, dots) = first.numbering.at(0);
+    let (numbering, grouped) = (first.root_numbering(), first.grouped());
     let results = {
-        let mut workers: Vec<LineWorker<HelpSearch>> = searches
+        let mut workers: Vec<LineWorker<S>> = searches
             .iter_mut()
             .map(|search| LineWorker {
                 search,
                 root: pos,
-                length: plies,
-                first: 0,
+                length,
+                first: lengths.first,
             })
             .collect();
         share_out(
@@ -596,58 +608,93 @@ fn lines_shared(
             progress,
         )
     };
-    let mut out = assemble_lines(tt, pos, &root, results, (number, dots), plies, TT_MIN_PLIES);
+    let mut out = assemble_lines(
+        tt,
+        pos,
+        &root,
+        results,
+        numbering,
+        length,
+        lengths.store_from,
+    );
     if let Some(limit) = limit {
-        keep_first_lines(&mut out, limit, false);
+        keep_first_lines(&mut out, limit, grouped);
     }
     out
 }
 
-/// All lines of `min, min+2, …, max` plies from `pos`, merged into one forest (the first
-/// `limit` of them), searched by the searches in `searches`, one thread each.
-fn all_lengths(
-    searches: &mut [HelpSearch],
-    gate: &Gate,
+/// Which lengths of lines a help or series solver searches, and how.
+pub(super) struct Lengths {
+    /// What is searched, for the log: "help play", "series play".
+    pub play: &'static str,
+    /// The lengths (plies or series moves), shortest first.
+    pub from: u32,
+    pub to: u32,
+    pub step: u32,
+    /// The depth of the root's moves (help play counts plies from 0, series moves from 1).
+    pub first: u32,
+    /// The shortest length whose first moves are shared out among threads.
+    pub share_from: u32,
+    /// The length of a full solution, in nodes per line (shorter ones are marked short).
+    pub full: u32,
+    /// "No solution in exactly k" facts are stored for k of at least this.
+    pub store_from: u32,
+    /// The solving depth reported as progress for a length.
+    pub depth: fn(u32) -> u32,
+}
+
+/// All lines of every length of `lengths` from `pos`, merged into one forest (the first `limit`
+/// of them), searched by the searches in `searches`, one thread each.
+pub(super) fn all_lengths<S: LineSearch>(
+    searches: &mut [S],
+    (tt, control, gate): (&TranspositionTable, &SearchControl, &Gate),
     pos: &Position,
-    (min, max): (u32, u32),
+    lengths: &Lengths,
     limit: Option<u64>,
     progress: bool,
 ) -> Vec<SolutionNode> {
-    let control = searches[0].control;
     let mut forest = Vec::new();
     let mut found = 0;
     let mut last_pass = Duration::ZERO;
-    let mut plies = min;
-    while plies <= max && !control.is_stopped() && limit.is_none_or(|l| found < l) {
+    let mut length = lengths.from;
+    while length <= lengths.to && !control.is_stopped() && limit.is_none_or(|l| found < l) {
         if progress {
-            control.set_depth(plies.div_ceil(2));
+            control.set_depth((lengths.depth)(length));
         }
         gate.reopen();
         let left = limit.map(|l| l - found);
         for search in searches.iter_mut() {
-            search.limit = left;
-            search.progress = false;
+            search.prepare(left, false);
         }
         let started = Instant::now();
-        let mut lines = if searches.len() > 1 && plies >= 3 && last_pass >= SHARE_AFTER {
-            lines_shared(searches, gate, pos, plies, left, progress)
+        let shared = searches.len() > 1 && length >= lengths.share_from && last_pass >= SHARE_AFTER;
+        let mut lines = if shared {
+            lines_shared(
+                searches,
+                (tt, control, gate),
+                pos,
+                (length, lengths),
+                left,
+                progress,
+            )
         } else {
             let search = &mut searches[0];
-            search.progress = progress;
+            search.prepare(left, progress);
             search.restart(Split::default());
-            search.lines(pos, plies, 0)
+            search.lines(pos, length, lengths.first)
         };
         last_pass = started.elapsed();
         tracing::debug!(
-            plies,
+            play = lengths.play,
+            length,
             seconds = last_pass.as_secs_f64(),
             nodes_so_far = control.nodes(),
-            "help play: length searched"
+            "length searched"
         );
         found += count_lines(&lines);
-        mark_short(&mut lines, 1, max);
+        mark_short(&mut lines, 1, lengths.full);
         merge_lines(&mut forest, lines);
-        plies += 2;
+        length += lengths.step;
     }
     forest
 }
@@ -686,7 +733,25 @@ pub(crate) fn solve(
         .collect();
     let min = if stip.half { 1 } else { 2 };
     let limit = options.max_solutions.map(u64::from);
-    let solutions = all_lengths(&mut searches, &gate, pos, (min, full), limit, true);
+    let lengths = |from, to| Lengths {
+        play: "help play",
+        from,
+        to,
+        step: 2,
+        first: 0,
+        share_from: 3,
+        full: to,
+        store_from: TT_MIN_PLIES,
+        depth: |plies| plies.div_ceil(2),
+    };
+    let solutions = all_lengths(
+        &mut searches,
+        (tt, control, &gate),
+        pos,
+        &lengths(min, full),
+        limit,
+        true,
+    );
 
     let mut set_play = Vec::new();
     if options.set_play && !control.is_stopped() && full >= 2 {
@@ -697,9 +762,9 @@ pub(crate) fn solve(
             let set_min = if stip.half { 2 } else { 1 };
             set_play = all_lengths(
                 &mut searches,
-                &gate,
+                (tt, control, &gate),
                 &set_pos,
-                (set_min, full - 1),
+                &lengths(set_min, full - 1),
                 None,
                 false,
             );

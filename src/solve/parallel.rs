@@ -366,6 +366,13 @@ pub(crate) trait LineSearch: Send {
     fn take_handed(&mut self) -> Option<Handed>;
     /// Every solving line of exactly `k` (plies or series moves) from `pos`, at depth `depth`.
     fn lines(&mut self, pos: &Position, k: u32, depth: u32) -> Vec<SolutionNode>;
+    /// Stop after `limit` solutions; report progress (first moves) at the root or not.
+    fn prepare(&mut self, limit: Option<u64>, progress: bool);
+    /// Move number and black dots of the root's moves.
+    fn root_numbering(&self) -> (u32, bool);
+    /// Whether a line's last moves count as one solution with the move before them (see
+    /// `help::keep_first_lines`).
+    fn grouped(&self) -> bool;
 }
 
 /// One thread of `share_out` over a line search: the lines of `length` from `root`, whose first

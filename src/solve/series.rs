@@ -26,19 +26,13 @@
 //!
 //! On several threads the first two series moves are shared out as in help play.
 
-use std::time::{Duration, Instant};
-
 use crate::chess::{Move, MoveList, Position};
 use crate::problem::{Aim, SeriesEnd, SolveOptions};
 
 use super::help::{
-    aim_reached, count_lines, finish, keep_first_lines, known_unsolvable, mark_short, merge_lines,
-    reach, CheckFilter,
+    aim_reached, all_lengths, finish, known_unsolvable, reach, CheckFilter, Lengths,
 };
-use super::parallel::{
-    assemble_lines, share_out, worker_count, Gate, Handed, LineSearch, LineWorker, Split, Tally,
-    SHARE_AFTER,
-};
+use super::parallel::{worker_count, Gate, Handed, LineSearch, Split, Tally};
 use super::{NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable};
 
 /// Table key salts, one per (end, aim): series facts never mix with each other or with help play.
@@ -296,47 +290,19 @@ impl LineSearch for SeriesSearch<'_> {
     fn lines(&mut self, pos: &Position, k: u32, depth: u32) -> Vec<SolutionNode> {
         SeriesSearch::lines(self, pos, k, depth)
     }
-}
 
-/// The series of exactly `n` moves from `pos` (the first `limit` solutions), searched by every
-/// search in `searches` on a thread of its own.
-fn lines_shared(
-    searches: &mut [SeriesSearch],
-    gate: &Gate,
-    pos: &Position,
-    n: u32,
-    limit: Option<u64>,
-) -> Vec<SolutionNode> {
-    let first = &mut searches[0];
-    first.progress = true;
-    first.restart(Split {
-        hand_over_at: Some(1),
-        ..Split::default()
-    });
-    let whole = first.lines(pos, n, 1);
-    first.progress = false;
-    let Some(root) = first.split.handed.take() else {
-        // Cut or stopped before the first moves.
-        return whole;
-    };
-    let (tt, control, grouped) = (first.tt, first.control, first.end != SeriesEnd::Direct);
-    let results = {
-        let mut workers: Vec<LineWorker<SeriesSearch>> = searches
-            .iter_mut()
-            .map(|search| LineWorker {
-                search,
-                root: pos,
-                length: n,
-                first: 1,
-            })
-            .collect();
-        share_out(&mut workers, control, gate, root.moves.len(), limit, true)
-    };
-    let mut out = assemble_lines(tt, pos, &root, results, (1, false), n, 0);
-    if let Some(limit) = limit {
-        keep_first_lines(&mut out, limit, grouped);
+    fn prepare(&mut self, limit: Option<u64>, progress: bool) {
+        self.limit = limit;
+        self.progress = progress;
     }
-    out
+
+    fn root_numbering(&self) -> (u32, bool) {
+        (1, false)
+    }
+
+    fn grouped(&self) -> bool {
+        self.end != SeriesEnd::Direct
+    }
 }
 
 /// Solves series play exhaustively (or until `control` stops it).
@@ -371,42 +337,26 @@ pub(crate) fn solve(
         })
         .collect();
     let limit = options.max_solutions.map(u64::from);
-    // Nodes per line: the series moves, plus the other side's final move.
-    let extra = u32::from(end != SeriesEnd::Direct);
-    let mut solutions = Vec::new();
-    let mut found = 0;
-    let mut last_pass = Duration::ZERO;
-    for n in 1..=stip.moves {
-        if control.is_stopped() || limit.is_some_and(|l| found >= l) {
-            break;
-        }
-        control.set_depth(n);
-        gate.reopen();
-        let left = limit.map(|l| l - found);
-        for search in searches.iter_mut() {
-            search.limit = left;
-            search.progress = false;
-        }
-        let started = Instant::now();
-        let mut lines = if workers > 1 && n >= 2 && last_pass >= SHARE_AFTER {
-            lines_shared(&mut searches, &gate, pos, n, left)
-        } else {
-            let search = &mut searches[0];
-            search.progress = true;
-            search.restart(Split::default());
-            search.lines(pos, n, 1)
-        };
-        last_pass = started.elapsed();
-        tracing::debug!(
-            moves = n,
-            seconds = last_pass.as_secs_f64(),
-            nodes_so_far = control.nodes(),
-            "series play: length searched"
-        );
-        found += count_lines(&lines);
-        mark_short(&mut lines, 1, stip.moves + extra);
-        merge_lines(&mut solutions, lines);
-    }
+    let lengths = Lengths {
+        play: "series play",
+        from: 1,
+        to: stip.moves,
+        step: 1,
+        first: 1,
+        share_from: 2,
+        // Nodes per line: the series moves, plus the other side's final move.
+        full: stip.moves + u32::from(end != SeriesEnd::Direct),
+        store_from: 0,
+        depth: |moves| moves,
+    };
+    let solutions = all_lengths(
+        &mut searches,
+        (tt, control, &gate),
+        pos,
+        &lengths,
+        limit,
+        true,
+    );
 
     let mut set_play = Vec::new();
     if options.set_play && end != SeriesEnd::Direct && !control.is_stopped() {
