@@ -316,17 +316,9 @@ impl HelpSearch<'_> {
                 }
             }
         }
-        if k >= REACH_MIN_PLIES {
-            // The last move is made by the side to move when an odd number of plies is left.
-            let last = if k % 2 == 1 {
-                pos.side_to_move()
-            } else {
-                !pos.side_to_move()
-            };
-            if !reach::goal_reachable(pos, !last, self.aim, k / 2, k.div_ceil(2)) {
-                self.tt.store_no_solution(key, k);
-                return Vec::new();
-            }
+        if !self.reachable(pos, k) {
+            self.tt.store_no_solution(key, k);
+            return Vec::new();
         }
         let (number, dots) = self.numbering.at(ply);
         let mut out = Vec::new();
@@ -372,6 +364,20 @@ impl HelpSearch<'_> {
             self.tt.store_no_solution(key, k);
         }
         out
+    }
+
+    /// Whether the aim may still be reached in the `k` plies left (see `reach`).
+    fn reachable(&self, pos: &Position, k: u32) -> bool {
+        if k < REACH_MIN_PLIES {
+            return true;
+        }
+        // The last move is made by the side to move when an odd number of plies is left.
+        let last = if k % 2 == 1 {
+            pos.side_to_move()
+        } else {
+            !pos.side_to_move()
+        };
+        reach::goal_reachable(pos, !last, self.aim, k / 2, k.div_ceil(2))
     }
 
     /// The lines of `h#1` from `pos` (two plies), with the moves before the mate played on
@@ -1168,6 +1174,15 @@ pub(super) mod reach {
         })
     }
 
+    /// The squares whose entry in `row` is at most `d` (a whole row at once: the compiler
+    /// turns it into a few vector compares).
+    fn within(row: &[u8; 64], d: u32) -> u64 {
+        let d = d.min(INF as u32) as u8;
+        row.iter()
+            .enumerate()
+            .fold(0u64, |m, (s, &x)| m | ((x <= d) as u64) << s)
+    }
+
     fn bfs(next: impl Fn(usize) -> u64, from: usize) -> [u8; 64] {
         let mut d = [INF; 64];
         d[from] = 0;
@@ -1400,6 +1415,15 @@ pub(super) mod reach {
             }
         }
 
+        /// Moves to stand on each square in any form: `dist_to` for all squares at once.
+        fn dist_all(&self, t: &Tables) -> [u8; 64] {
+            match self.form {
+                Form::Pawn => t.pawn_any[self.color][self.sq],
+                f if self.castle == 0 => t.dist[f as usize][self.sq],
+                _ => std::array::from_fn(|to| self.dist_to(t, to)),
+            }
+        }
+
         /// Moves to stand on `to` in any form.
         fn dist_to(&self, t: &Tables, to: usize) -> u8 {
             match self.form {
@@ -1409,6 +1433,16 @@ pub(super) mod reach {
                     t.dist[f as usize][s][to]
                 }),
             }
+        }
+
+        /// The squares this man (not a king) can attack within `d` moves, on an empty board.
+        fn attacks_within(&self, t: &Tables, d: u32) -> u64 {
+            let att = &t.att1[self.form as usize * 2 + self.color];
+            if self.castle == 0 {
+                return within(&att[self.sq], d);
+            }
+            let row: [u8; 64] = std::array::from_fn(|to| self.dist_attacking_one(t, to, ALL));
+            within(&row, d)
         }
 
         /// Moves to stand on a square of `allowed` that attacks `target`.
@@ -1649,6 +1683,9 @@ pub(super) mod reach {
         m_k: u32,
         /// Matching costs per set of blocked flights (mate), for the current king square.
         memo: [u16; 256],
+        /// Whether `memo` holds anything for the current king square (it is wiped lazily: most
+        /// king squares are given up before any matching).
+        memo_used: bool,
         /// The mated side's budget before its king walks (a pawn's blocker must reach in it).
         m_total: u32,
         a_left: u32,
@@ -1777,6 +1814,10 @@ pub(super) mod reach {
         /// The least total walk of distinct blockers onto the flights in `mask` (flight
         /// indices), remembered per king square.
         fn matching(&mut self, mask: usize) -> u32 {
+            if !self.memo_used {
+                self.memo = [u16::MAX; 256];
+                self.memo_used = true;
+            }
             if self.memo[mask] != u16::MAX {
                 return self.memo[mask] as u32;
             }
@@ -1921,8 +1962,7 @@ pub(super) mod reach {
             orthogonal |= t.near[Form::Rook as usize][k][1];
             diagonal |= t.near[Form::Bishop as usize][k][1];
         }
-        let theirs_reach =
-            |sq: usize, budget: u32| attackers.iter().any(|a| a.dist_to(t, sq) as u32 <= budget);
+        let theirs_reach = |sq: usize| attackers.iter().any(|a| a.dist_to(t, sq) as u32 <= a_left);
         let mut freeze = Freeze {
             options: [[(0, 0, 0); MAX_OPTIONS]; MAX_MEN],
             n_options: [0; MAX_MEN],
@@ -1972,7 +2012,7 @@ pub(super) mod reach {
                         opts.add(d, 0, 0);
                         continue;
                     }
-                    if theirs_reach(a, a_left) {
+                    if theirs_reach(a) {
                         opts.add(d, 0, 1 << a);
                     }
                     if d < m_left {
@@ -2004,7 +2044,7 @@ pub(super) mod reach {
             }
             freeze.options[i] = opts.list;
             freeze.n_options[i] = opts.len;
-            freeze.capture_walk[i] = if theirs_reach(man.sq, a_left) {
+            freeze.capture_walk[i] = if theirs_reach(man.sq) {
                 0
             } else if m_left > 0 {
                 1
@@ -2169,6 +2209,7 @@ pub(super) mod reach {
             king: 0,
             m_k: 0,
             memo: [u16::MAX; 256],
+            memo_used: false,
             m_total: m_left,
             a_left,
             pawns: aim == Aim::Stalemate,
@@ -2177,45 +2218,40 @@ pub(super) mod reach {
         let a_king = attackers.men().iter().position(|m| m.form == Form::King);
         // The squares the mated king may end on and their flights: only those are ever asked
         // about below (few when few moves are left, which is where most calls are).
-        let mut region = 0u64;
-        let mut king_dist = [INF; 64];
-        for (k, d) in king_dist.iter_mut().enumerate() {
-            *d = king.dist_to(t, k);
-            if *d as u32 <= m_left {
-                region |= 1 << k | t.ring[k];
-            }
-        }
+        let king_dist = king.dist_all(t);
+        let king_squares = within(&king_dist, m_left);
+        let region = bits(king_squares).fold(king_squares, |m, k| m | t.ring[k]);
         // Per call: squares of the region some attacking man other than the king can attack
         // in time; the cheapest block of each.
-        let mut checkable = 0u64;
-        for man in attackers.men().iter().filter(|m| m.form != Form::King) {
-            for target in bits(region & !checkable) {
-                if man.dist_attacking_one(t, target, ALL) as u32 <= a_left {
-                    checkable |= 1 << target;
-                }
-            }
-        }
+        let checkable = attackers
+            .men()
+            .iter()
+            .filter(|m| m.form != Form::King)
+            .fold(0u64, |m, man| m | man.attacks_within(t, a_left))
+            & region;
+        // Whole rows at once (the compiler vectorises the minimum): cheaper than walking the
+        // region's squares one by one.
         let mut block_cost = [INF; 64];
         for b in blockers.men() {
-            for f in bits(region) {
-                block_cost[f] = block_cost[f].min(b.dist_to(t, f));
+            for (c, d) in block_cost.iter_mut().zip(b.dist_all(t)) {
+                *c = (*c).min(d);
             }
         }
         // Where the mating king may stand in time (asked only next to the region's flights).
         let near_region = bits(region).fold(region, |m, s| m | t.ring[s]);
         let a_king_reach = a_king.map_or(0, |g| {
-            bits(near_region)
-                .filter(|&s| attackers.men()[g].king_dist(t, s) as u32 <= a_left)
-                .fold(0u64, |m, s| m | 1 << s)
+            within(&attackers.men()[g].dist_all(t), a_left) & near_region
         });
         // Nearest squares first: a feasible square, when there is one, is usually close.
         let mut squares = [(0u8, 0u8); 64];
         let mut n_squares = 0;
-        for (k, &dk) in king_dist.iter().enumerate() {
-            if dk as u32 <= m_left && (aim == Aim::Stalemate || checkable >> k & 1 == 1) {
-                squares[n_squares] = (dk, k as u8);
-                n_squares += 1;
-            }
+        let candidates = match aim {
+            Aim::Stalemate => king_squares,
+            Aim::Mate => king_squares & checkable,
+        };
+        for k in bits(candidates) {
+            squares[n_squares] = (king_dist[k], k as u8);
+            n_squares += 1;
         }
         squares[..n_squares].sort_unstable();
         for &(dk, k) in &squares[..n_squares] {
@@ -2258,7 +2294,7 @@ pub(super) mod reach {
                 a.n_flights += 1;
             }
             a.m_k = m;
-            a.memo = [u16::MAX; 256];
+            a.memo_used = false;
             a.roles = [0; MAX_MEN];
             a.stand = [ALL; MAX_MEN];
             a.cost = [0; MAX_MEN];
@@ -2328,6 +2364,31 @@ pub(super) mod reach {
             // A white pawn on e7 attacks d8 already; h8 after promoting (e8=Q attacks h8).
             assert_eq!(t.att1[0][n("e7")][n("d8")], 0);
             assert_eq!(t.att1[0][n("e7")][n("h8")], 1);
+        }
+
+        /// The whole-row shortcuts (`dist_all`, `attacks_within`) agree with the per-square
+        /// distances, castling men included.
+        #[test]
+        fn row_shortcuts_agree_with_per_square_distances() {
+            let t = tables();
+            let pos = Position::from_fen("r3k2r/1p4p1/8/8/8/8/P5P1/R3K2R w KQkq - 0 1").unwrap();
+            for color in [Color::White, Color::Black] {
+                for man in Army::of(&pos, color, true).men() {
+                    let all = man.dist_all(t);
+                    for (to, &d) in all.iter().enumerate() {
+                        assert_eq!(d, man.dist_to(t, to), "{man:?} to {to}");
+                    }
+                    if man.form == Form::King {
+                        continue;
+                    }
+                    for d in 0..4 {
+                        let slow = (0..64)
+                            .filter(|&to| man.dist_attacking_one(t, to, ALL) as u32 <= d)
+                            .fold(0u64, |m, to| m | 1 << to);
+                        assert_eq!(man.attacks_within(t, d), slow, "{man:?} within {d}");
+                    }
+                }
+            }
         }
 
         #[test]
