@@ -58,6 +58,24 @@ fn check(filter: impl Fn(&str) -> bool) {
                 "{id} {fen} {stip}: keys want {want:?} have {have:?}"
             ));
         }
+        // Reflex play: the attacker's forced aims, which Popeye prints as `1.Bg7-f8 # ?!?`.
+        let want: BTreeSet<String> = r["expected"]
+            .as_str()
+            .unwrap_or("")
+            .lines()
+            .filter_map(|l| l.trim().strip_suffix("?!?"))
+            .map(|l| common::norm(l.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')))
+            .collect();
+        let have: BTreeSet<String> = tree
+            .reflex_forced
+            .iter()
+            .map(|n| common::norm(&n.mv.long))
+            .collect();
+        if want != have {
+            failures.push(format!(
+                "{id} {fen} {stip}: forced aims (?!?) want {want:?} have {have:?}"
+            ));
+        }
         if let Some(t) = want_tries {
             let want: BTreeSet<String> = t.iter().map(|k| common::norm(k)).collect();
             let have: BTreeSet<String> = tree

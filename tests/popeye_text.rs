@@ -90,8 +90,6 @@ fn direct_play_output_matches_the_reference() {
             || r["illegal"] == true
             || !opts.iter().any(|o| o == "Variations")
             || r["popeye_seconds"].as_f64().unwrap_or(0.0) > 1.0
-            // Popeye prints a reflex attacker's forced mates as `1.c7-c8=Q # ?!?`: not rendered yet.
-            || r["id"] == "BEISPIEL/stip.inp#71"
         {
             continue;
         }

@@ -55,6 +55,7 @@ mod tests {
             }],
             tries: Vec::new(),
             set_play: Vec::new(),
+            reflex_forced: Vec::new(),
             stats: SearchStats {
                 nodes: 7,
                 ..SearchStats::default()

@@ -53,6 +53,9 @@ pub fn render(tree: &SolutionTree, notation: Notation) -> String {
             write_first_move(&mut out, node, notation);
             out.push('\n');
         }
+        for node in &tree.reflex_forced {
+            write_first_move(&mut out, node, notation);
+        }
     }
     out.push('\n');
     out.push_str(match tree.verdict {
@@ -91,7 +94,11 @@ fn annotation(node: &SolutionNode) -> &'static str {
 }
 
 fn write_first_move(out: &mut String, node: &SolutionNode, notation: Notation) {
-    let mark = if node.role == NodeRole::Try { "?" } else { "!" };
+    let mark = match node.role {
+        NodeRole::Try => "?",
+        NodeRole::Forced => "?!?",
+        _ => "!",
+    };
     let _ = writeln!(
         out,
         "   1.{} {mark}{}",

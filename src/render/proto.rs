@@ -19,6 +19,7 @@ pub fn solve_response(tree: &SolutionTree) -> pb::SolveResponse {
         solutions: nodes(&tree.solutions),
         tries: nodes(&tree.tries),
         set_play: nodes(&tree.set_play),
+        reflex_forced: nodes(&tree.reflex_forced),
         stats: Some(stats(&tree.stats)),
         stipulation: tree.stipulation.clone(),
         fen: tree.fen.clone(),
@@ -111,6 +112,7 @@ fn role(r: NodeRole) -> pb::NodeRole {
         NodeRole::Continuation => pb::NodeRole::Continuation,
         NodeRole::Refutation => pb::NodeRole::Refutation,
         NodeRole::HelpMove => pb::NodeRole::HelpMove,
+        NodeRole::Forced => pb::NodeRole::Forced,
     }
 }
 
@@ -206,6 +208,7 @@ mod tests {
             solutions: vec![key, leaf("Se8-c7#", "e8c7", NodeRole::Key)],
             tries: Vec::new(),
             set_play: Vec::new(),
+            reflex_forced: Vec::new(),
             stats: SearchStats {
                 nodes: 1234,
                 tt_hits: 5,

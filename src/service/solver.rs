@@ -181,7 +181,8 @@ struct Running {
 
 /// How waiting for a search ended.
 enum Waited {
-    Done(Result<Result<SolutionTree, ProblemError>, JoinError>),
+    /// The search's result (boxed: a tree is large, the other variant empty).
+    Done(Box<Result<Result<SolutionTree, ProblemError>, JoinError>>),
     /// The call's deadline passed before the search ended (the search has been told to stop).
     DeadlineExpired,
 }
@@ -207,7 +208,7 @@ impl Running {
     async fn wait(&mut self) -> Waited {
         let expiry = self.rpc_deadline();
         tokio::select! {
-            r = &mut self.handle => Waited::Done(r),
+            r = &mut self.handle => Waited::Done(Box::new(r)),
             () = expiry => self.deadline_expired(),
         }
     }
@@ -227,30 +228,33 @@ impl Running {
         let elapsed_ms = self.started.elapsed().as_millis() as u64;
         let stopped =
             || format!("the proof was not complete after {elapsed_ms} ms and {nodes} nodes");
-        let result = match waited {
-            Waited::DeadlineExpired => Err(Status::deadline_exceeded(format!(
+        // None: the deadline passed first.
+        let outcome = match waited {
+            Waited::Done(r) => Some(*r),
+            Waited::DeadlineExpired => None,
+        };
+        let result = match outcome {
+            None => Err(Status::deadline_exceeded(format!(
                 "deadline exceeded: {}",
                 stopped()
             ))),
-            Waited::Done(Err(e)) => {
+            Some(Err(e)) => {
                 tracing::error!(error = %e, "solver task failed");
                 Err(Status::internal("the solver failed on this problem"))
             }
-            Waited::Done(Ok(Err(e))) => Err(problem_status(e)),
-            Waited::Done(Ok(Ok(tree))) => {
-                match tree.stop_reason.or_else(|| self.control.stop_reason()) {
-                    Some(StopReason::Deadline) if self.rpc_binds => Err(Status::deadline_exceeded(
-                        format!("deadline exceeded: {}", stopped()),
-                    )),
-                    Some(StopReason::Cancelled) if self.shared.is_shutting_down() => Err(
-                        Status::unavailable(format!("the server is shutting down: {}", stopped())),
-                    ),
-                    Some(StopReason::Cancelled) => {
-                        Err(Status::cancelled(format!("cancelled: {}", stopped())))
-                    }
-                    _ => Ok(render::solve_response(&tree)),
+            Some(Ok(Err(e))) => Err(problem_status(e)),
+            Some(Ok(Ok(tree))) => match tree.stop_reason.or_else(|| self.control.stop_reason()) {
+                Some(StopReason::Deadline) if self.rpc_binds => Err(Status::deadline_exceeded(
+                    format!("deadline exceeded: {}", stopped()),
+                )),
+                Some(StopReason::Cancelled) if self.shared.is_shutting_down() => Err(
+                    Status::unavailable(format!("the server is shutting down: {}", stopped())),
+                ),
+                Some(StopReason::Cancelled) => {
+                    Err(Status::cancelled(format!("cancelled: {}", stopped())))
                 }
-            }
+                _ => Ok(render::solve_response(&tree)),
+            },
         };
         let span = Span::current();
         span.record("nodes", nodes);
@@ -367,7 +371,7 @@ async fn stream_events(mut running: Running, tx: mpsc::Sender<Result<pb::SolveEv
     tokio::pin!(expiry);
     let waited = loop {
         tokio::select! {
-            r = &mut running.handle => break Waited::Done(r),
+            r = &mut running.handle => break Waited::Done(Box::new(r)),
             () = &mut expiry => break running.deadline_expired(),
             () = tx.closed() => return,
             _ = ticker.tick() => {

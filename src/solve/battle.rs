@@ -785,6 +785,13 @@ pub(crate) fn solve(
 
     prover.flush();
     let mut tree = super::finish_tree(problem, solutions, tries, set_play, control, Some(1));
+    if reflex_blocked {
+        tree.reflex_forced = moves
+            .iter()
+            .filter(|m| aim_reached(stip.aim, &pos.play(m)))
+            .map(|m| SolutionNode::new(pos, m, NodeRole::Forced, 1, false))
+            .collect();
+    }
     tree.stats.threads = workers as u32;
     tree
 }

@@ -261,6 +261,7 @@ pub(super) fn finish(
         solutions,
         tries: Vec::new(),
         set_play,
+        reflex_forced: Vec::new(),
         stats: SearchStats {
             nodes: control.nodes(),
             tt_hits: control.tt_hits(),

@@ -144,6 +144,7 @@ pub(crate) fn finish_tree(
         solutions,
         tries,
         set_play,
+        reflex_forced: Vec::new(),
         stats: SearchStats {
             nodes: control.nodes(),
             tt_hits: control.tt_hits(),

@@ -28,6 +28,9 @@ pub enum NodeRole {
     Refutation,
     /// A move of help or series play (either side).
     HelpMove,
+    /// Reflex play: a first move that reaches the aim at once, which the attacker must play
+    /// (so the stipulation cannot be met); Popeye marks it `?!?`.
+    Forced,
 }
 
 /// Marks composers care about.
@@ -100,6 +103,9 @@ pub struct SolutionTree {
     pub solutions: Vec<SolutionNode>,
     pub tries: Vec<SolutionNode>,
     pub set_play: Vec<SolutionNode>,
+    /// Reflex play: the attacker's first moves that reach the aim at once (role `Forced`), when
+    /// there are any; he must play one of them, so there is no key.
+    pub reflex_forced: Vec<SolutionNode>,
     pub stats: SearchStats,
     /// Statements of what was assumed about the position (castling, e.p.).
     pub assumptions: Vec<String>,
