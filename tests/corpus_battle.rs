@@ -6,7 +6,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use stipula::problem::SolveOptions;
-use stipula::solve::{Problem, SearchControl, Solver};
+use stipula::solve::{Problem, SearchControl, SolutionNode, Solver};
 
 fn check(filter: impl Fn(&str) -> bool) {
     let Some(lines) = common::corpus("corpus/popeye-examples.jsonl") else {
@@ -44,50 +44,30 @@ fn check(filter: impl Fn(&str) -> bool) {
         let tree = solver
             .solve(&problem, &options, &SearchControl::default())
             .expect("solve");
-        let want: BTreeSet<String> = common::strings(&r["keys"])
-            .iter()
-            .map(|k| common::norm(k))
-            .collect();
-        let have: BTreeSet<String> = tree
-            .solutions
-            .iter()
-            .map(|n| common::norm(&n.mv.long))
-            .collect();
-        if want != have {
-            failures.push(format!(
-                "{id} {fen} {stip}: keys want {want:?} have {have:?}"
-            ));
-        }
+        let mut compare = |what: &str, want: &[String], have: &[SolutionNode]| {
+            let want: BTreeSet<String> = want.iter().map(|k| common::norm(k)).collect();
+            let have: BTreeSet<String> = have.iter().map(|n| common::norm(&n.mv.long)).collect();
+            if want != have {
+                failures.push(format!(
+                    "{id} {fen} {stip}: {what} want {want:?} have {have:?}"
+                ));
+            }
+        };
+        compare("keys", &common::strings(&r["keys"]), &tree.solutions);
         // Reflex play: the attacker's forced aims, which Popeye prints as `1.Bg7-f8 # ?!?`.
-        let want: BTreeSet<String> = r["expected"]
+        let forced: Vec<String> = r["expected"]
             .as_str()
             .unwrap_or("")
             .lines()
             .filter_map(|l| l.trim().strip_suffix("?!?"))
-            .map(|l| common::norm(l.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')))
+            .map(|l| {
+                l.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+                    .to_string()
+            })
             .collect();
-        let have: BTreeSet<String> = tree
-            .reflex_forced
-            .iter()
-            .map(|n| common::norm(&n.mv.long))
-            .collect();
-        if want != have {
-            failures.push(format!(
-                "{id} {fen} {stip}: forced aims (?!?) want {want:?} have {have:?}"
-            ));
-        }
+        compare("forced aims (?!?)", &forced, &tree.reflex_forced);
         if let Some(t) = want_tries {
-            let want: BTreeSet<String> = t.iter().map(|k| common::norm(k)).collect();
-            let have: BTreeSet<String> = tree
-                .tries
-                .iter()
-                .map(|n| common::norm(&n.mv.long))
-                .collect();
-            if want != have {
-                failures.push(format!(
-                    "{id} {fen} {stip}: tries want {want:?} have {have:?}"
-                ));
-            }
+            compare("tries", &t, &tree.tries);
         }
     }
     eprintln!("{checked} problems checked, {} disagree", failures.len());
