@@ -784,7 +784,15 @@ pub(crate) fn solve(
     }
 
     prover.flush();
-    let mut tree = super::finish_tree(problem, solutions, tries, set_play, control, Some(1));
+    let count = solutions.len() as u64;
+    let mut tree = super::finish_tree(
+        problem,
+        (solutions, count),
+        tries,
+        set_play,
+        control,
+        Some(1),
+    );
     if reflex_blocked {
         tree.reflex_forced = moves
             .iter()

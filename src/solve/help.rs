@@ -35,10 +35,7 @@ use super::parallel::{
     assemble_lines, share_out, worker_count, Gate, Handed, LineSearch, LineWorker, Split, Tally,
     SHARE_AFTER,
 };
-use super::{
-    NodeRole, Problem, SearchControl, SearchStats, SolutionNode, SolutionTree, TranspositionTable,
-    Verdict,
-};
+use super::{NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable};
 
 /// Table key salts: help play facts for one aim never mix with those of another aim or family.
 const SALT_HELP_MATE: u64 = 0x6a09_e667_f3bc_c908;
@@ -242,35 +239,15 @@ pub(super) fn finish(
     control: &SearchControl,
     intended: Option<u32>,
 ) -> SolutionTree {
-    let stop_reason = control.stop_reason();
     let count = count_lines(&solutions);
-    let verdict = if stop_reason.is_some() {
-        Verdict::Cancelled
-    } else if count == 0 {
-        Verdict::NoSolution
-    } else if intended.is_some_and(|i| count > i as u64) {
-        Verdict::Cooked
-    } else {
-        Verdict::Solved
-    };
-    SolutionTree {
-        verdict,
-        stop_reason,
-        stipulation: problem.stipulation.to_string(),
-        fen: problem.position.to_fen(),
-        solutions,
-        tries: Vec::new(),
+    super::finish_tree(
+        problem,
+        (solutions, count),
+        Vec::new(),
         set_play,
-        reflex_forced: Vec::new(),
-        stats: SearchStats {
-            nodes: control.nodes(),
-            tt_hits: control.tt_hits(),
-            tt_entries: 0,
-            elapsed_ms: control.elapsed().as_millis() as u64,
-            threads: 1,
-        },
-        assumptions: problem.assumptions.clone(),
-    }
+        control,
+        intended,
+    )
 }
 
 /// One depth-first enumeration of help play lines (one per thread).
@@ -793,6 +770,7 @@ pub(crate) fn solve(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solve::Verdict;
 
     fn lines(nodes: &[SolutionNode], prefix: &mut Vec<String>, out: &mut Vec<String>) {
         for n in nodes {

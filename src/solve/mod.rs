@@ -117,21 +117,22 @@ impl Solver {
 
 /// Assembles the tree and its verdict. `intended`: how many solutions the composer intends
 /// (`None`: any number ≥ 1 is sound, as in help play without a stated count).
+/// `count`: how many solutions `solutions` holds (keys in battle play, lines in help and series
+/// play).
 pub(crate) fn finish_tree(
     problem: &Problem,
-    solutions: Vec<SolutionNode>,
+    (solutions, count): (Vec<SolutionNode>, u64),
     tries: Vec<SolutionNode>,
     set_play: Vec<SolutionNode>,
     control: &SearchControl,
     intended: Option<u32>,
 ) -> SolutionTree {
     let stop_reason = control.stop_reason();
-    let count = solutions.len() as u32;
     let verdict = if stop_reason.is_some() {
         Verdict::Cancelled
     } else if count == 0 {
         Verdict::NoSolution
-    } else if intended.is_some_and(|i| count > i) {
+    } else if intended.is_some_and(|i| count > u64::from(i)) {
         Verdict::Cooked
     } else {
         Verdict::Solved
