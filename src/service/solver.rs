@@ -180,9 +180,10 @@ struct Running {
 }
 
 /// How waiting for a search ended.
+// One short-lived value per call: boxing the tree would buy nothing.
+#[allow(clippy::large_enum_variant)]
 enum Waited {
-    /// The search's result (boxed: a tree is large, the other variant empty).
-    Done(Box<Result<Result<SolutionTree, ProblemError>, JoinError>>),
+    Done(Result<Result<SolutionTree, ProblemError>, JoinError>),
     /// The call's deadline passed before the search ended (the search has been told to stop).
     DeadlineExpired,
 }
@@ -208,7 +209,7 @@ impl Running {
     async fn wait(&mut self) -> Waited {
         let expiry = self.rpc_deadline();
         tokio::select! {
-            r = &mut self.handle => Waited::Done(Box::new(r)),
+            r = &mut self.handle => Waited::Done(r),
             () = expiry => self.deadline_expired(),
         }
     }
@@ -228,33 +229,30 @@ impl Running {
         let elapsed_ms = self.started.elapsed().as_millis() as u64;
         let stopped =
             || format!("the proof was not complete after {elapsed_ms} ms and {nodes} nodes");
-        // None: the deadline passed first.
-        let outcome = match waited {
-            Waited::Done(r) => Some(*r),
-            Waited::DeadlineExpired => None,
-        };
-        let result = match outcome {
-            None => Err(Status::deadline_exceeded(format!(
+        let result = match waited {
+            Waited::DeadlineExpired => Err(Status::deadline_exceeded(format!(
                 "deadline exceeded: {}",
                 stopped()
             ))),
-            Some(Err(e)) => {
+            Waited::Done(Err(e)) => {
                 tracing::error!(error = %e, "solver task failed");
                 Err(Status::internal("the solver failed on this problem"))
             }
-            Some(Ok(Err(e))) => Err(problem_status(e)),
-            Some(Ok(Ok(tree))) => match tree.stop_reason.or_else(|| self.control.stop_reason()) {
-                Some(StopReason::Deadline) if self.rpc_binds => Err(Status::deadline_exceeded(
-                    format!("deadline exceeded: {}", stopped()),
-                )),
-                Some(StopReason::Cancelled) if self.shared.is_shutting_down() => Err(
-                    Status::unavailable(format!("the server is shutting down: {}", stopped())),
-                ),
-                Some(StopReason::Cancelled) => {
-                    Err(Status::cancelled(format!("cancelled: {}", stopped())))
+            Waited::Done(Ok(Err(e))) => Err(problem_status(e)),
+            Waited::Done(Ok(Ok(tree))) => {
+                match tree.stop_reason.or_else(|| self.control.stop_reason()) {
+                    Some(StopReason::Deadline) if self.rpc_binds => Err(Status::deadline_exceeded(
+                        format!("deadline exceeded: {}", stopped()),
+                    )),
+                    Some(StopReason::Cancelled) if self.shared.is_shutting_down() => Err(
+                        Status::unavailable(format!("the server is shutting down: {}", stopped())),
+                    ),
+                    Some(StopReason::Cancelled) => {
+                        Err(Status::cancelled(format!("cancelled: {}", stopped())))
+                    }
+                    _ => Ok(render::solve_response(&tree)),
                 }
-                _ => Ok(render::solve_response(&tree)),
-            },
+            }
         };
         let span = Span::current();
         span.record("nodes", nodes);
@@ -371,7 +369,7 @@ async fn stream_events(mut running: Running, tx: mpsc::Sender<Result<pb::SolveEv
     tokio::pin!(expiry);
     let waited = loop {
         tokio::select! {
-            r = &mut running.handle => break Waited::Done(Box::new(r)),
+            r = &mut running.handle => break Waited::Done(r),
             () = &mut expiry => break running.deadline_expired(),
             () = tx.closed() => return,
             _ = ticker.tick() => {

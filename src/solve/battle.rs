@@ -662,7 +662,16 @@ pub(crate) fn solve(
     pos.legal_moves(&mut moves);
     let total = moves.len() as u32;
     // In reflex play an attacker who can reach the aim at once must: no key then.
-    let reflex_blocked = battle == Battle::Reflex && reaches_aim_in_one(stip.aim, pos, &moves);
+    let forced: Vec<Move> = if battle == Battle::Reflex {
+        moves
+            .iter()
+            .filter(|m| aim_reached(stip.aim, &pos.play(m)))
+            .copied()
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let reflex_blocked = !forced.is_empty();
 
     // Iterative deepening over the first moves: shortest solutions first.
     let mut key_len: Vec<Option<u32>> = vec![None; moves.len()];
@@ -793,13 +802,10 @@ pub(crate) fn solve(
         control,
         Some(1),
     );
-    if reflex_blocked {
-        tree.reflex_forced = moves
-            .iter()
-            .filter(|m| aim_reached(stip.aim, &pos.play(m)))
-            .map(|m| SolutionNode::new(pos, m, NodeRole::Forced, 1, false))
-            .collect();
-    }
+    tree.reflex_forced = forced
+        .iter()
+        .map(|m| SolutionNode::new(pos, m, NodeRole::Forced, 1, false))
+        .collect();
     tree.stats.threads = workers as u32;
     tree
 }
