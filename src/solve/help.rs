@@ -1903,8 +1903,9 @@ pub(super) mod reach {
     /// every man of that side other than its king end immobile? Each ends
     /// - captured: a move of the stalemating side each, by a man that can reach it (in place, or
     ///   after a move of its own);
-    /// - pinned (not a queen, which can always move along its pin): a line piece of the
-    ///   stalemating side each (one pinner pins one man);
+    /// - pinned (not a queen, which can always move along its pin; a bishop only along a rank or
+    ///   file, a rook only along a diagonal): a line piece of the stalemating side moving along
+    ///   that kind of line each (one pinner pins one man);
     /// - or on a square where it cannot move unpinned: an officer with every square next to it
     ///   along its lines (a knight: every knight move) held by its own side, a pawn with the
     ///   square ahead occupied.
@@ -1912,8 +1913,14 @@ pub(super) mod reach {
     /// Counted in moves of the stalemated side: the men's own walks add up (each move moves one
     /// man); and every square that must be held by its side but is not held now needs a man of
     /// its own to arrive, a distinct man for each square. The square ahead of a pawn may also be
-    /// filled by a man of the other side that can get there: again a distinct man and at least
-    /// one move of that side for each such square.
+    /// filled by a man of the other side that can get there: a distinct man for each such
+    /// square, and one move of that side for each such square and each capture.
+    ///
+    /// First for any square the king can reach; then, if that fits, square by square: the
+    /// king's walk counts too, each man pinned where it stands takes its line from the king's
+    /// square (one man a line), and a pinner not yet on that line takes a move to get there.
+    /// Mistaking a square for held, or a way for cheaper than it is, only lets more through, so
+    /// the men's ways are listed once, with the king on its square.
     fn men_can_freeze(
         t: &Tables,
         king: &Man,
@@ -1925,28 +1932,52 @@ pub(super) mod reach {
         if men.is_empty() || m_left > FREEZE_MAX_MOVES {
             return true;
         }
-        let own = men.iter().fold(1u64 << king.sq, |b, m| b | 1 << m.sq);
-        let occupied = attackers.iter().fold(own, |b, m| b | 1 << m.sq);
-        let pinners = attackers
-            .iter()
-            .filter(|man| match man.form {
-                Form::Bishop | Form::Rook | Form::Queen => true,
-                Form::Pawn => t.promote[man.color][man.sq] as u32 <= a_left,
-                _ => false,
-            })
-            .count() as u32;
-        // The lines through the squares the king can reach.
-        let (mut orthogonal, mut diagonal) = (0u64, 0u64);
-        for k in (0..64).filter(|&k| king.king_dist(t, k) as u32 <= m_left) {
-            orthogonal |= t.near[Form::Rook as usize][k][1];
-            diagonal |= t.near[Form::Bishop as usize][k][1];
+        let own = men.iter().fold(0u64, |b, m| b | 1 << m.sq);
+        let theirs = attackers.iter().fold(0u64, |b, m| b | 1 << m.sq);
+        // The men that may pin: along diagonals, along ranks and files, in all.
+        let mut pinners = Pinners::default();
+        let (mut diagonal_pinners, mut orthogonal_pinners) = (0u64, 0u64);
+        for man in attackers {
+            let (diagonal, orthogonal) = match man.form {
+                Form::Bishop => (true, false),
+                Form::Rook => (false, true),
+                Form::Queen => (true, true),
+                Form::Pawn => {
+                    let promotes = t.promote[man.color][man.sq] as u32 <= a_left;
+                    (promotes, promotes)
+                }
+                _ => (false, false),
+            };
+            pinners.diagonal += diagonal as u32;
+            pinners.orthogonal += orthogonal as u32;
+            pinners.all += (diagonal || orthogonal) as u32;
+            // Those standing on a line already (a pawn must promote first).
+            if man.form != Form::Pawn {
+                diagonal_pinners |= (diagonal as u64) << man.sq;
+                orthogonal_pinners |= (orthogonal as u64) << man.sq;
+            }
         }
+        // The squares the king can reach, nearest first, and the lines through them.
+        let mut king_squares = [(0u8, 0u8); 64];
+        let mut n_king_squares = 0;
+        let (mut orthogonal, mut diagonal) = (0u64, 0u64);
+        for (k, &d) in king.dist_all(t).iter().enumerate() {
+            if d as u32 <= m_left {
+                king_squares[n_king_squares] = (d, k as u8);
+                n_king_squares += 1;
+                orthogonal |= t.near[Form::Rook as usize][k][1];
+                diagonal |= t.near[Form::Bishop as usize][k][1];
+            }
+        }
+        king_squares[..n_king_squares].sort_unstable();
         let theirs_reach = |sq: usize| attackers.iter().any(|a| a.dist_to(t, sq) as u32 <= a_left);
         let mut freeze = Freeze {
             options: [[(0, 0, 0); MAX_OPTIONS]; MAX_MEN],
             n_options: [0; MAX_MEN],
             capture_walk: [0; MAX_MEN],
-            pin_walk: [INF as u32; MAX_MEN],
+            pin_walk: [[INF as u32; 2]; MAX_MEN],
+            pin_ray: [0; MAX_MEN],
+            pin_move: [[0; 2]; MAX_MEN],
             n: men.len(),
             m_left,
             a_left,
@@ -1954,12 +1985,100 @@ pub(super) mod reach {
             their_men: attackers.len() as u32,
             steps: 0,
         };
+        // Which lines a man may be pinned along and stay immobile: a bishop only along a rank or
+        // file, a rook only along a diagonal, a queen never, a knight or pawn along any.
+        let pinnable = |man: &Man| match man.form {
+            Form::Bishop => [false, true],
+            Form::Rook => [true, false],
+            Form::Queen => [false, false],
+            _ => [true, true],
+        };
         for (i, man) in men.iter().enumerate() {
-            let others = own & !(1 << man.sq);
+            freeze.capture_walk[i] = if theirs_reach(man.sq) {
+                0
+            } else if m_left > 0 {
+                1
+            } else {
+                INF as u32
+            };
+            // Pinned on a line through some square its king can reach; elsewhere after a move
+            // of its own.
+            for (line, lines) in [diagonal, orthogonal].into_iter().enumerate() {
+                freeze.pin_walk[i][line] = if !pinnable(man)[line] || lines == 0 {
+                    INF as u32
+                } else if lines >> man.sq & 1 == 1 {
+                    0
+                } else {
+                    1
+                };
+            }
+            // The king's square counts as held even if it leaves: that only makes ways cheaper.
+            let held = own | 1 << king.sq;
+            freeze.set_ways(t, i, man, held, held | theirs, &theirs_reach);
+        }
+        freeze.steps = 0;
+        // Any king square: the king's walk is not counted (nor does it make arrivals).
+        if !freeze.go(0, Fate::default()) {
+            return false;
+        }
+
+        // Now king square by king square: the king's walk counts, each pin is along a line
+        // through that square (one man per line), and a pinner not on its line yet moves there.
+        for &(dk, k) in &king_squares[..n_king_squares] {
+            let k = k as usize;
+            for (i, man) in men.iter().enumerate() {
+                let on_line = [Form::Bishop, Form::Rook]
+                    .map(|f| man.sq != k && t.near[f as usize][k][1] >> man.sq & 1 == 1);
+                let pinner_there =
+                    [diagonal_pinners, orthogonal_pinners].map(|p| p & ray_beyond(k, man.sq) != 0);
+                freeze.pin_ray[i] = if on_line[0] || on_line[1] {
+                    ray_of(k, man.sq)
+                } else {
+                    0
+                };
+                for line in 0..2 {
+                    let (walk, moves) = if !pinnable(man)[line] {
+                        (INF as u32, 0)
+                    } else if on_line[line] {
+                        (0, !pinner_there[line] as u32)
+                    } else {
+                        (1, 0)
+                    };
+                    freeze.pin_walk[i][line] = walk;
+                    freeze.pin_move[i][line] = moves;
+                }
+            }
+            freeze.steps = 0;
+            let fate = Fate {
+                walked: dk as u32,
+                ..Fate::default()
+            };
+            if freeze.go(0, fate) {
+                return true;
+            }
+        }
+        false
+    }
+
+    impl Freeze {
+        /// Lists the ways for man `i` to end frozen, with `held` (its side's men, the man
+        /// itself left out) and `occupied` standing where they stand now.
+        fn set_ways(
+            &mut self,
+            t: &Tables,
+            i: usize,
+            man: &Man,
+            held: u64,
+            occupied: u64,
+            theirs_reach: &impl Fn(usize) -> bool,
+        ) {
+            let m_left = self.m_left;
+            let others = held & !(1 << man.sq);
             let mut opts = Options {
                 list: [(0, 0, 0); MAX_OPTIONS],
                 len: 0,
                 overflow: false,
+                least_walk: INF as u32,
             };
             // An officer of `form` from `from` after `spent` moves: frozen on a square whose
             // neighbours along its lines are held, or will be by arrivals.
@@ -2019,34 +2138,39 @@ pub(super) mod reach {
                 }
             }
             if opts.overflow {
-                return true;
+                // Too many ways to tell apart: keep only what all of them need at least.
+                opts.list[0] = (opts.least_walk, 0, 0);
+                opts.len = 1;
             }
-            freeze.options[i] = opts.list;
-            freeze.n_options[i] = opts.len;
-            freeze.capture_walk[i] = if theirs_reach(man.sq) {
-                0
-            } else if m_left > 0 {
-                1
-            } else {
-                INF as u32
-            };
-            // Pinned on a line through a square its king can reach: orthogonal for a bishop,
-            // diagonal for a rook, any for a knight or pawn; elsewhere after a move of its own.
-            let lines = match man.form {
-                Form::Bishop => orthogonal,
-                Form::Rook => diagonal,
-                Form::Queen => 0,
-                _ => orthogonal | diagonal,
-            };
-            freeze.pin_walk[i] = if lines >> man.sq & 1 == 1 {
-                0
-            } else if lines != 0 {
-                1
-            } else {
-                INF as u32
-            };
+            self.options[i] = opts.list;
+            self.n_options[i] = opts.len;
         }
-        freeze.go(0, 0, (0, 0), 0, 0)
+    }
+
+    /// The direction from `k` to `s` as a bit (of nine, the middle one unused), for lines only.
+    fn ray_of(k: usize, s: usize) -> u16 {
+        let df = (s % 8) as i32 - (k % 8) as i32;
+        let dr = (s / 8) as i32 - (k / 8) as i32;
+        1 << ((df.signum() + 1) * 3 + dr.signum() + 1)
+    }
+
+    /// How many men of the stalemating side may pin: along diagonals, along ranks and files, and
+    /// in all (a queen or a pawn that may promote counts in both lines but pins one man).
+    #[derive(Default)]
+    struct Pinners {
+        diagonal: u32,
+        orthogonal: u32,
+        all: u32,
+    }
+
+    impl Pinners {
+        /// Whether `pinned` (along diagonals, along ranks and files) can each have a pinner of
+        /// their own (Hall's condition for these three kinds of pinner).
+        fn suffice(&self, pinned: [u32; 2]) -> bool {
+            pinned[0] <= self.diagonal
+                && pinned[1] <= self.orthogonal
+                && pinned[0] + pinned[1] <= self.all
+        }
     }
 
     /// The stalemated side's moves left up to which `men_can_freeze` is tried (beyond, the men
@@ -2064,10 +2188,13 @@ pub(super) mod reach {
         list: [Way; MAX_OPTIONS],
         len: usize,
         overflow: bool,
+        /// The shortest walk of every way added (kept or not).
+        least_walk: u32,
     }
 
     impl Options {
         fn add(&mut self, walk: u32, own: u64, theirs: u64) {
+            self.least_walk = self.least_walk.min(walk);
             // A way that needs the same arrivals and walks no less is no new way.
             for o in &mut self.list[..self.len] {
                 if o.1 == own && o.2 == theirs {
@@ -2092,27 +2219,46 @@ pub(super) mod reach {
         n_options: [usize; MAX_MEN],
         /// The man's own moves before it can be captured (`INF`: it cannot).
         capture_walk: [u32; MAX_MEN],
-        /// The man's own moves before it can stand pinned (`INF`: it cannot).
-        pin_walk: [u32; MAX_MEN],
+        /// The man's own moves before it can stand pinned along a diagonal, along a rank or
+        /// file (`INF`: it cannot).
+        pin_walk: [[u32; 2]; MAX_MEN],
+        /// The line from the king's square the man stands on (`ray_of`), 0 if none or unknown.
+        pin_ray: [u16; MAX_MEN],
+        /// Moves of the other side to bring a pinner onto that line (0 or 1).
+        pin_move: [[u32; 2]; MAX_MEN],
         n: usize,
         m_left: u32,
         a_left: u32,
-        pinners: u32,
+        pinners: Pinners,
         their_men: u32,
         steps: u32,
     }
 
+    /// How the men decided so far end: what it costs, and what it uses up.
+    #[derive(Clone, Copy, Default)]
+    struct Fate {
+        /// Moves of the stalemated side's men (each move moves one man).
+        walked: u32,
+        /// The squares its men, and the other side's men, must arrive on.
+        arrive: (u64, u64),
+        captured: u32,
+        /// Men pinned along diagonals, along ranks and files.
+        pinned: [u32; 2],
+        /// The lines from the king taken by a pinned man.
+        rays: u16,
+        /// Moves of the other side bringing pinners onto their lines.
+        pin_moves: u32,
+    }
+
     impl Freeze {
-        /// Men `i..` given: the walks so far, the arrivals so far (as in a `Way`), the men
-        /// captured and pinned so far.
-        fn go(
-            &mut self,
-            i: usize,
-            walked: u32,
-            arrive: (u64, u64),
-            captured: u32,
-            pinned: u32,
-        ) -> bool {
+        /// Whether the stalemated side has the moves for `fate`: its men's walks add up, and
+        /// each square its men must arrive on takes a man's move (maybe one of those walks).
+        fn fits(&self, fate: &Fate) -> bool {
+            fate.walked.max(fate.arrive.0.count_ones()) <= self.m_left
+        }
+
+        /// Whether men `i..` can end frozen too, given how the men before them end.
+        fn go(&mut self, i: usize, fate: Fate) -> bool {
             self.steps += 1;
             if self.steps > STEP_CAP {
                 return true;
@@ -2120,27 +2266,63 @@ pub(super) mod reach {
             if i == self.n {
                 return true;
             }
+            // Each capture and each arrival of the other side is a move of its own (a capture
+            // on a square some pawn needs held is an arrival of the captured man's side there).
+            // A move bringing a pinner may also capture or arrive: pins are counted apart.
+            let theirs = fate.arrive.1.count_ones();
             let walk = self.capture_walk[i];
-            if captured < self.a_left
-                && walked + walk <= self.m_left
-                && self.go(i + 1, walked + walk, arrive, captured + 1, pinned)
+            let walked = Fate {
+                walked: fate.walked + walk,
+                ..fate
+            };
+            if fate.captured + theirs < self.a_left
+                && self.fits(&walked)
+                && self.go(
+                    i + 1,
+                    Fate {
+                        captured: fate.captured + 1,
+                        ..walked
+                    },
+                )
             {
                 return true;
             }
-            let walk = self.pin_walk[i];
-            if pinned < self.pinners
-                && walked + walk <= self.m_left
-                && self.go(i + 1, walked + walk, arrive, captured, pinned + 1)
-            {
-                return true;
+            for line in 0..2 {
+                let walk = self.pin_walk[i][line];
+                let mut pinned = fate.pinned;
+                pinned[line] += 1;
+                // A man pinned where it stands takes its line from the king (one man a line).
+                let ray = if walk == 0 { self.pin_ray[i] } else { 0 };
+                let pin_moves = fate.pin_moves + self.pin_move[i][line];
+                let next = Fate {
+                    walked: fate.walked + walk,
+                    pinned,
+                    rays: fate.rays | ray,
+                    pin_moves,
+                    ..fate
+                };
+                if walk <= self.m_left
+                    && self.fits(&next)
+                    && self.pinners.suffice(pinned)
+                    && fate.rays & ray == 0
+                    && pin_moves <= self.a_left
+                    && self.go(i + 1, next)
+                {
+                    return true;
+                }
             }
             for o in 0..self.n_options[i] {
                 let (walk, own, theirs) = self.options[i][o];
-                let walked = walked + walk;
-                let arrive = (arrive.0 | own, arrive.1 | theirs);
-                if walked.max(arrive.0.count_ones()) <= self.m_left
-                    && arrive.1.count_ones() <= self.a_left.min(self.their_men)
-                    && self.go(i + 1, walked, arrive, captured, pinned)
+                let next = Fate {
+                    walked: fate.walked + walk,
+                    arrive: (fate.arrive.0 | own, fate.arrive.1 | theirs),
+                    ..fate
+                };
+                let theirs = next.arrive.1.count_ones();
+                if self.fits(&next)
+                    && theirs <= self.their_men
+                    && theirs + fate.captured <= self.a_left
+                    && self.go(i + 1, next)
                 {
                     return true;
                 }
