@@ -1978,6 +1978,7 @@ pub(super) mod reach {
             pin_walk: [[INF as u32; 2]; MAX_MEN],
             pin_ray: [0; MAX_MEN],
             pin_move: [[0; 2]; MAX_MEN],
+            order: std::array::from_fn(|i| i as u8),
             n: men.len(),
             m_left,
             a_left,
@@ -2016,6 +2017,13 @@ pub(super) mod reach {
             let held = own | 1 << king.sq;
             freeze.set_ways(t, i, man, held, held | theirs, &theirs_reach);
         }
+        // Fewest ways first: a man that cannot end frozen is found soonest.
+        let ways: [u32; MAX_MEN] = std::array::from_fn(|i| {
+            freeze.n_options[i] as u32
+                + (freeze.capture_walk[i] <= m_left) as u32
+                + freeze.pin_walk[i].iter().filter(|&&w| w <= m_left).count() as u32
+        });
+        freeze.order[..men.len()].sort_by_key(|&i| ways[i as usize]);
         freeze.steps = 0;
         // Any king square: the king's walk is not counted (nor does it make arrivals).
         if !freeze.go(0, Fate::default()) {
@@ -2226,6 +2234,8 @@ pub(super) mod reach {
         pin_ray: [u16; MAX_MEN],
         /// Moves of the other side to bring a pinner onto that line (0 or 1).
         pin_move: [[u32; 2]; MAX_MEN],
+        /// The men in the order they are decided: fewest ways first.
+        order: [u8; MAX_MEN],
         n: usize,
         m_left: u32,
         a_left: u32,
@@ -2258,14 +2268,15 @@ pub(super) mod reach {
         }
 
         /// Whether men `i..` can end frozen too, given how the men before them end.
-        fn go(&mut self, i: usize, fate: Fate) -> bool {
+        fn go(&mut self, at: usize, fate: Fate) -> bool {
             self.steps += 1;
             if self.steps > STEP_CAP {
                 return true;
             }
-            if i == self.n {
+            if at == self.n {
                 return true;
             }
+            let i = self.order[at] as usize;
             // Each capture and each arrival of the other side is a move of its own (a capture
             // on a square some pawn needs held is an arrival of the captured man's side there).
             // A move bringing a pinner may also capture or arrive: pins are counted apart.
@@ -2278,7 +2289,7 @@ pub(super) mod reach {
             if fate.captured + theirs < self.a_left
                 && self.fits(&walked)
                 && self.go(
-                    i + 1,
+                    at + 1,
                     Fate {
                         captured: fate.captured + 1,
                         ..walked
@@ -2306,7 +2317,7 @@ pub(super) mod reach {
                     && self.pinners.suffice(pinned)
                     && fate.rays & ray == 0
                     && pin_moves <= self.a_left
-                    && self.go(i + 1, next)
+                    && self.go(at + 1, next)
                 {
                     return true;
                 }
@@ -2322,7 +2333,7 @@ pub(super) mod reach {
                 if self.fits(&next)
                     && theirs <= self.their_men
                     && theirs + fate.captured <= self.a_left
-                    && self.go(i + 1, next)
+                    && self.go(at + 1, next)
                 {
                     return true;
                 }
