@@ -5,6 +5,7 @@ mod battle;
 mod control;
 mod help;
 mod parallel;
+mod reach;
 mod series;
 pub mod tree;
 pub mod tt;

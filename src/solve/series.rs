@@ -29,10 +29,9 @@
 use crate::chess::{Move, MoveList, Position};
 use crate::problem::{Aim, SeriesEnd, SolveOptions};
 
-use super::help::{
-    aim_reached, all_lengths, finish, known_unsolvable, reach, CheckFilter, Lengths,
-};
+use super::help::{aim_reached, all_lengths, finish, known_unsolvable, CheckFilter, Lengths};
 use super::parallel::{worker_count, Gate, Handed, LineSearch, Split, Tally};
+use super::reach;
 use super::{NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable};
 
 /// Table key salts, one per (end, aim): series facts never mix with each other or with help play.

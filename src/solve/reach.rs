@@ -1,0 +1,1664 @@
+//! Whether the aim can still be reached in time: a sound necessary condition, used to cut lines
+//! that cannot end in mate (stalemate) with the moves each side has left.
+//!
+//! It relaxes the final position to what must hold there and measures distances on an empty
+//! board (never more than the real number of moves):
+//! - the mated side's king stands on some square K it can reach;
+//! - for mate, some man of the mating side attacks K;
+//! - every square next to K is occupied by a man of the mated side (each by a different man) or
+//!   attacked by the mating side (a man attacking several squares stands on one square that
+//!   attacks them all; the mating king never next to K).
+//!
+//! The mated side pays for its king's walk and its blocks, the mating side for its attackers;
+//! each side's total must fit in its remaining moves. A pawn may promote on the way.
+
+use std::sync::OnceLock;
+
+use crate::chess::{Color, Position, Role, Square};
+use crate::problem::Aim;
+
+const INF: u8 = u8::MAX;
+/// Enough assignment steps to decide nearly every position; beyond this the search gives up
+/// and answers "reachable" (which never loses a solution).
+const STEP_CAP: u32 = 4_000;
+/// At most this many men per side (more only in illegal positions).
+const MAX_MEN: usize = 16;
+/// Every square.
+const ALL: u64 = u64::MAX;
+
+/// What a man is or may become: the index into the distance tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    Pawn = 0,
+    Knight = 1,
+    Bishop = 2,
+    Rook = 3,
+    Queen = 4,
+    King = 5,
+}
+
+const OFFICERS: [Form; 4] = [Form::Knight, Form::Bishop, Form::Rook, Form::Queen];
+const PIECES: [Form; 5] = [
+    Form::Knight,
+    Form::Bishop,
+    Form::Rook,
+    Form::Queen,
+    Form::King,
+];
+
+impl Form {
+    fn of(role: Role) -> Form {
+        match role {
+            Role::Pawn => Form::Pawn,
+            Role::Knight => Form::Knight,
+            Role::Bishop => Form::Bishop,
+            Role::Rook => Form::Rook,
+            Role::Queen => Form::Queen,
+            Role::King => Form::King,
+        }
+    }
+}
+
+type Grid = [[u8; 64]; 64];
+
+struct Tables {
+    /// `[form][from][to]`: moves of a knight … king on an empty board (pawn slot unused).
+    dist: Vec<Grid>,
+    /// `[color][from][form]` → `[to]`: moves of a pawn to stand on `to` as `form`
+    /// (promoting on the way when `form` is an officer), capturing whenever it likes.
+    pawn: Vec<[[[u8; 64]; 5]; 64]>,
+    /// `[color][from][to]`: moves of a pawn to stand on `to` in any form.
+    pawn_any: Vec<Grid>,
+    /// `[color][from]`: moves of a pawn to promote.
+    promote: [[u8; 64]; 2],
+    /// `[form * 2 + color][from][target]`: moves of a man to stand (in any form it may
+    /// take) on a square attacking `target` on an empty board; kings without castling.
+    att1: Vec<Grid>,
+    /// `[form][color][target]`: squares from which `form` attacks `target` on an empty board.
+    attackers: [[[u64; 64]; 2]; 6],
+    /// Squares next to each square.
+    ring: [u64; 64],
+    /// `[form][from]`: what a stalemated man of that form needs occupied by its own side to
+    /// stand immobile (unpinned) on `from`: the squares next to it along its lines, or its
+    /// knight moves (pawn slot unused).
+    freeze: [[u64; 64]; 5],
+    /// `[form][from][r]`: squares a piece (not a pawn) reaches in at most `r` moves, for `r`
+    /// up to `FREEZE_MAX_MOVES`.
+    near: Vec<[[u64; FREEZE_MAX_MOVES as usize + 1]; 64]>,
+}
+
+fn sq(f: i32, r: i32) -> Option<usize> {
+    ((0..8).contains(&f) && (0..8).contains(&r)).then_some((r * 8 + f) as usize)
+}
+
+const KNIGHT: [(i32, i32); 8] = [
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+];
+const KING: [(i32, i32); 8] = [
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+];
+const DIAG: [(i32, i32); 4] = [(1, 1), (-1, 1), (-1, -1), (1, -1)];
+const ORTH: [(i32, i32); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
+
+/// Squares a piece of `form` (not a pawn) on `from` reaches in one move on an empty board.
+fn targets(form: Form, from: usize) -> u64 {
+    let (f, r) = ((from % 8) as i32, (from / 8) as i32);
+    let mut out = 0u64;
+    let mut step = |dirs: &[(i32, i32)], slide: bool| {
+        for &(df, dr) in dirs {
+            let (mut x, mut y) = (f + df, r + dr);
+            while let Some(s) = sq(x, y) {
+                out |= 1 << s;
+                if !slide {
+                    break;
+                }
+                x += df;
+                y += dr;
+            }
+        }
+    };
+    match form {
+        Form::Knight => step(&KNIGHT, false),
+        Form::King => step(&KING, false),
+        Form::Bishop => step(&DIAG, true),
+        Form::Rook => step(&ORTH, true),
+        Form::Queen => {
+            step(&DIAG, true);
+            step(&ORTH, true);
+        }
+        Form::Pawn => unreachable!("pawn moves depend on colour"),
+    }
+    out
+}
+
+/// Squares a pawn of `color` on `from` attacks.
+fn pawn_attacks(color: Color, from: usize) -> u64 {
+    let (f, r) = ((from % 8) as i32, (from / 8) as i32);
+    let dr = if color == Color::White { 1 } else { -1 };
+    [sq(f - 1, r + dr), sq(f + 1, r + dr)]
+        .into_iter()
+        .flatten()
+        .fold(0, |b, s| b | 1 << s)
+}
+
+fn bits(mut b: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (b != 0).then(|| {
+            let s = b.trailing_zeros() as usize;
+            b &= b - 1;
+            s
+        })
+    })
+}
+
+/// The squares whose entry in `row` is at most `d` (a whole row at once: the compiler
+/// turns it into a few vector compares).
+fn within(row: &[u8; 64], d: u32) -> u64 {
+    let d = d.min(INF as u32) as u8;
+    row.iter()
+        .enumerate()
+        .fold(0u64, |m, (s, &x)| m | ((x <= d) as u64) << s)
+}
+
+fn bfs(next: impl Fn(usize) -> u64, from: usize) -> [u8; 64] {
+    let mut d = [INF; 64];
+    d[from] = 0;
+    let mut frontier = 1u64 << from;
+    let mut seen = frontier;
+    let mut n = 0u8;
+    while frontier != 0 {
+        n += 1;
+        let reached = bits(frontier).fold(0, |acc, s| acc | next(s));
+        frontier = reached & !seen;
+        seen |= frontier;
+        for s in bits(frontier) {
+            d[s] = n;
+        }
+    }
+    d
+}
+
+/// Breadth-first over (square, form) states of a pawn of `color` starting on `from`.
+fn pawn_bfs(color: Color, from: usize) -> [[u8; 64]; 5] {
+    let (dr, start, last) = if color == Color::White {
+        (1, 1, 7)
+    } else {
+        (-1, 6, 0)
+    };
+    let mut d = [[INF; 64]; 5];
+    let r0 = (from / 8) as i32;
+    if r0 == 0 || r0 == 7 {
+        return d;
+    }
+    d[0][from] = 0;
+    let mut frontier = vec![(from, Form::Pawn)];
+    let mut n = 0u8;
+    while !frontier.is_empty() {
+        n += 1;
+        let mut next = Vec::new();
+        for &(s, form) in &frontier {
+            let mut reach = |to: usize, g: Form, next: &mut Vec<(usize, Form)>| {
+                if d[g as usize][to] == INF {
+                    d[g as usize][to] = n;
+                    next.push((to, g));
+                }
+            };
+            if form == Form::Pawn {
+                let (f, r) = ((s % 8) as i32, (s / 8) as i32);
+                let mut steps = vec![sq(f, r + dr), sq(f - 1, r + dr), sq(f + 1, r + dr)];
+                if r == start {
+                    steps.push(sq(f, r + 2 * dr));
+                }
+                for to in steps.into_iter().flatten() {
+                    if (to / 8) as i32 == last {
+                        for g in OFFICERS {
+                            reach(to, g, &mut next);
+                        }
+                    } else {
+                        reach(to, Form::Pawn, &mut next);
+                    }
+                }
+            } else {
+                for to in bits(targets(form, s)) {
+                    reach(to, form, &mut next);
+                }
+            }
+        }
+        frontier = next;
+    }
+    d
+}
+
+fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut dist = vec![[[INF; 64]; 64]; 6];
+        for form in PIECES {
+            for (from, d) in dist[form as usize].iter_mut().enumerate() {
+                *d = bfs(|s| targets(form, s), from);
+            }
+        }
+        let mut pawn = vec![[[[INF; 64]; 5]; 64]; 2];
+        let mut pawn_any = vec![[[INF; 64]; 64]; 2];
+        let mut promote = [[INF; 64]; 2];
+        for color in Color::ALL {
+            let c = color.index();
+            for from in 0..64 {
+                pawn[c][from] = pawn_bfs(color, from);
+                let last = if color == Color::White { 7 } else { 0 };
+                for to in 0..64 {
+                    pawn_any[c][from][to] =
+                        (0..5).map(|g| pawn[c][from][g][to]).min().unwrap_or(INF);
+                    if to / 8 == last {
+                        promote[c][from] = promote[c][from].min(pawn_any[c][from][to]);
+                    }
+                }
+            }
+        }
+        let mut attackers = [[[0u64; 64]; 2]; 6];
+        for color in Color::ALL {
+            for from in 0..64 {
+                let rank = from / 8;
+                if rank != 0 && rank != 7 {
+                    for t in bits(pawn_attacks(color, from)) {
+                        attackers[Form::Pawn as usize][color.index()][t] |= 1 << from;
+                    }
+                }
+                for form in PIECES {
+                    for t in bits(targets(form, from)) {
+                        attackers[form as usize][color.index()][t] |= 1 << from;
+                    }
+                }
+            }
+        }
+        let mut att1 = vec![[[INF; 64]; 64]; 12];
+        for color in Color::ALL {
+            let c = color.index();
+            for form in [
+                Form::Pawn,
+                Form::Knight,
+                Form::Bishop,
+                Form::Rook,
+                Form::Queen,
+                Form::King,
+            ] {
+                let grid = &mut att1[form as usize * 2 + c];
+                for (from, row) in grid.iter_mut().enumerate() {
+                    for (t, cell) in row.iter_mut().enumerate() {
+                        *cell = if form == Form::Pawn {
+                            [
+                                Form::Pawn,
+                                Form::Knight,
+                                Form::Bishop,
+                                Form::Rook,
+                                Form::Queen,
+                            ]
+                            .iter()
+                            .flat_map(|&g| bits(attackers[g as usize][c][t]).map(move |a| (g, a)))
+                            .map(|(g, a)| pawn[c][from][g as usize][a])
+                            .min()
+                            .unwrap_or(INF)
+                        } else {
+                            bits(attackers[form as usize][c][t])
+                                .map(|a| dist[form as usize][from][a])
+                                .min()
+                                .unwrap_or(INF)
+                        };
+                    }
+                }
+            }
+        }
+        let mut ring = [0u64; 64];
+        for (s, r) in ring.iter_mut().enumerate() {
+            *r = targets(Form::King, s);
+        }
+        let mut freeze = [[0u64; 64]; 5];
+        for form in OFFICERS {
+            for (s, f) in freeze[form as usize].iter_mut().enumerate() {
+                *f = targets(form, s);
+                if form != Form::Knight {
+                    *f &= ring[s];
+                }
+            }
+        }
+        let mut near = vec![[[0u64; FREEZE_MAX_MOVES as usize + 1]; 64]; 6];
+        for form in PIECES {
+            for (from, balls) in near[form as usize].iter_mut().enumerate() {
+                for (to, &d) in dist[form as usize][from].iter().enumerate() {
+                    for ball in balls.iter_mut().skip(d as usize) {
+                        *ball |= 1 << to;
+                    }
+                }
+            }
+        }
+        Tables {
+            near,
+            dist,
+            pawn,
+            pawn_any,
+            promote,
+            att1,
+            attackers,
+            ring,
+            freeze,
+        }
+    })
+}
+
+/// A man of either side as the bound sees it.
+#[derive(Clone, Copy, Debug)]
+struct Man {
+    form: Form,
+    sq: usize,
+    color: usize,
+    /// Castling: for a king, the squares it reaches in one move by castling; for a rook that
+    /// may castle, the square castling puts it on without a move of its own.
+    castle: u64,
+}
+
+impl Man {
+    const NONE: Man = Man {
+        form: Form::Pawn,
+        sq: 0,
+        color: 0,
+        castle: 0,
+    };
+
+    fn king_dist(&self, t: &Tables, to: usize) -> u8 {
+        let k = &t.dist[Form::King as usize];
+        bits(self.castle).fold(k[self.sq][to], |d, s| d.min(1 + k[s][to]))
+    }
+
+    /// Moves to stand on `to` as `form`.
+    fn dist_as(&self, t: &Tables, form: Form, to: usize) -> u8 {
+        match self.form {
+            Form::Pawn => t.pawn[self.color][self.sq][form as usize][to],
+            Form::King if form == Form::King => self.king_dist(t, to),
+            f if f == form => self.rook_castled(t.dist[f as usize][self.sq][to], |s| {
+                t.dist[f as usize][s][to]
+            }),
+            _ => INF,
+        }
+    }
+
+    /// `d`, or for a rook that may castle the better of `d` and `via(castling square)`.
+    fn rook_castled(&self, d: u8, via: impl Fn(usize) -> u8) -> u8 {
+        if self.form == Form::Rook && self.castle != 0 {
+            bits(self.castle).fold(d, |d, s| d.min(via(s)))
+        } else {
+            d
+        }
+    }
+
+    /// Moves to stand on each square in any form: `dist_to` for all squares at once.
+    fn dist_all(&self, t: &Tables) -> [u8; 64] {
+        match self.form {
+            Form::Pawn => t.pawn_any[self.color][self.sq],
+            f if self.castle == 0 => t.dist[f as usize][self.sq],
+            _ => std::array::from_fn(|to| self.dist_to(t, to)),
+        }
+    }
+
+    /// Moves to stand on `to` in any form.
+    fn dist_to(&self, t: &Tables, to: usize) -> u8 {
+        match self.form {
+            Form::Pawn => t.pawn_any[self.color][self.sq][to],
+            Form::King => self.king_dist(t, to),
+            f => self.rook_castled(t.dist[f as usize][self.sq][to], |s| {
+                t.dist[f as usize][s][to]
+            }),
+        }
+    }
+
+    /// The squares this man (not a king) can attack within `d` moves, on an empty board.
+    fn attacks_within(&self, t: &Tables, d: u32) -> u64 {
+        let att = &t.att1[self.form as usize * 2 + self.color];
+        if self.castle == 0 {
+            return within(&att[self.sq], d);
+        }
+        let row: [u8; 64] = std::array::from_fn(|to| self.dist_attacking_one(t, to, ALL));
+        within(&row, d)
+    }
+
+    /// Moves to stand on a square of `allowed` that attacks `target`.
+    fn dist_attacking_one(&self, t: &Tables, target: usize, allowed: u64) -> u8 {
+        if self.form == Form::King {
+            return bits(t.ring[target] & allowed)
+                .map(|a| self.king_dist(t, a))
+                .min()
+                .unwrap_or(INF);
+        }
+        if allowed != ALL {
+            return self.dist_attacking(t, 1 << target, allowed);
+        }
+        let att = &t.att1[self.form as usize * 2 + self.color];
+        self.rook_castled(att[self.sq][target], |s| att[s][target])
+    }
+
+    /// Moves to stand (in some form) on a square of `allowed` that attacks every square of
+    /// `targets` (any square of `allowed` when there are no targets).
+    fn dist_attacking(&self, t: &Tables, targets: u64, allowed: u64) -> u8 {
+        if targets == 0 {
+            if allowed == ALL {
+                return 0;
+            }
+            return bits(allowed)
+                .map(|a| self.dist_to(t, a))
+                .min()
+                .unwrap_or(INF);
+        }
+        if targets.count_ones() == 1 && (allowed == ALL || self.form == Form::King) {
+            return self.dist_attacking_one(t, targets.trailing_zeros() as usize, allowed);
+        }
+        let forms: &[Form] = match self.form {
+            Form::Pawn => &[
+                Form::Pawn,
+                Form::Knight,
+                Form::Bishop,
+                Form::Rook,
+                Form::Queen,
+            ],
+            Form::Knight => &[Form::Knight],
+            Form::Bishop => &[Form::Bishop],
+            Form::Rook => &[Form::Rook],
+            Form::Queen => &[Form::Queen],
+            Form::King => &[Form::King],
+        };
+        let mut best = INF;
+        for &form in forms {
+            let cand = bits(targets).fold(allowed, |c, s| {
+                c & t.attackers[form as usize][self.color][s]
+            });
+            for a in bits(cand) {
+                best = best.min(self.dist_as(t, form, a));
+                if best == 0 {
+                    return 0;
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The men of one side.
+struct Army {
+    men: [Man; MAX_MEN],
+    len: usize,
+}
+
+impl Army {
+    fn of(pos: &Position, color: Color, with_king: bool) -> Army {
+        let mut army = Army {
+            men: [Man::NONE; MAX_MEN],
+            len: 0,
+        };
+        for role in Role::ALL {
+            if role == Role::King && !with_king {
+                continue;
+            }
+            for s in pos.pieces_of(color, role) {
+                if army.len == MAX_MEN {
+                    break;
+                }
+                army.men[army.len] = Man {
+                    form: Form::of(role),
+                    sq: s.index(),
+                    color: color.index(),
+                    castle: match role {
+                        Role::King => castle_targets(pos, color),
+                        Role::Rook => rook_castle_square(pos, color, s),
+                        _ => 0,
+                    },
+                };
+                army.len += 1;
+            }
+        }
+        army
+    }
+
+    fn men(&self) -> &[Man] {
+        &self.men[..self.len]
+    }
+}
+
+/// Where castling would put a rook standing on `sq`, if it may castle.
+fn rook_castle_square(pos: &Position, color: Color, sq: Square) -> u64 {
+    let rank = if color == Color::White { 0 } else { 7 };
+    if sq == Square::new(7, rank) && pos.can_castle(color, false) {
+        1 << Square::new(5, rank).index()
+    } else if sq == Square::new(0, rank) && pos.can_castle(color, true) {
+        1 << Square::new(3, rank).index()
+    } else {
+        0
+    }
+}
+
+fn castle_targets(pos: &Position, color: Color) -> u64 {
+    let rank = if color == Color::White { 0 } else { 7 };
+    let mut c = 0u64;
+    if pos.can_castle(color, false) {
+        c |= 1 << Square::new(6, rank).index();
+    }
+    if pos.can_castle(color, true) {
+        c |= 1 << Square::new(2, rank).index();
+    }
+    c
+}
+
+/// The squares beyond `s` on the line from `k` through `s` (empty unless they are aligned).
+fn ray_beyond(k: usize, s: usize) -> u64 {
+    let (kf, kr) = ((k % 8) as i32, (k / 8) as i32);
+    let (sf, sr) = ((s % 8) as i32, (s / 8) as i32);
+    let (df, dr) = (sf - kf, sr - kr);
+    if k == s || !(df == 0 || dr == 0 || df.abs() == dr.abs()) {
+        return 0;
+    }
+    let (df, dr) = (df.signum(), dr.signum());
+    let mut out = 0u64;
+    let (mut f, mut r) = (sf + df, sr + dr);
+    while let Some(x) = sq(f, r) {
+        out |= 1 << x;
+        f += df;
+        r += dr;
+    }
+    out
+}
+
+/// Least-cost assignment of `rows` rows to distinct columns (`rows <= cols`); costs of 1000
+/// or more mean impossible (the result is then at least 1000).
+fn hungarian(rows: usize, cols: usize, cost: impl Fn(usize, usize) -> i32) -> i32 {
+    if rows == 0 {
+        return 0;
+    }
+    if rows > cols {
+        return 1000;
+    }
+    // Shortest augmenting paths with potentials (rows and columns 1-based, 0 = virtual).
+    const N: usize = MAX_MEN + 1;
+    debug_assert!(cols < N && rows < N);
+    let mut u = [0i32; N];
+    let mut v = [0i32; N];
+    let mut owner = [0usize; N];
+    let mut way = [0usize; N];
+    for r in 1..=rows {
+        owner[0] = r;
+        let mut j0 = 0usize;
+        let mut minv = [i32::MAX; N];
+        let mut used = [false; N];
+        loop {
+            used[j0] = true;
+            let i0 = owner[j0];
+            let mut delta = i32::MAX;
+            let mut j1 = 0;
+            for j in 1..=cols {
+                if used[j] {
+                    continue;
+                }
+                let cur = cost(i0 - 1, j - 1) - u[i0] - v[j];
+                if cur < minv[j] {
+                    minv[j] = cur;
+                    way[j] = j0;
+                }
+                if minv[j] < delta {
+                    delta = minv[j];
+                    j1 = j;
+                }
+            }
+            for j in 0..=cols {
+                if used[j] {
+                    u[owner[j]] += delta;
+                    v[j] -= delta;
+                } else {
+                    minv[j] -= delta;
+                }
+            }
+            j0 = j1;
+            if owner[j0] == 0 {
+                break;
+            }
+        }
+        loop {
+            let j1 = way[j0];
+            owner[j0] = owner[j1];
+            j0 = j1;
+            if j0 == 0 {
+                break;
+            }
+        }
+    }
+    (1..=cols)
+        .filter(|&j| owner[j] != 0)
+        .map(|j| cost(owner[j] - 1, j - 1))
+        .sum()
+}
+
+struct Assign<'a> {
+    t: &'a Tables,
+    /// The mated side's men other than its king.
+    blockers: &'a [Man],
+    attackers: &'a [Man],
+    /// Squares each attacking man must attack (from one square attacking all of them).
+    roles: [u64; MAX_MEN],
+    /// Squares each attacking man may end on.
+    stand: [u64; MAX_MEN],
+    cost: [u8; MAX_MEN],
+    /// The least number of moves of each attacking man (the checking knight or pawn moves).
+    min_cost: [u8; MAX_MEN],
+    /// Where each attacking man may not stand (the mating king: next to K).
+    forbid: [u64; MAX_MEN],
+    /// Blocking men already placed.
+    used: u32,
+    flights: [usize; 8],
+    n_flights: usize,
+    /// For each flight, the walk of the nearest blocker.
+    min_block: [u8; 8],
+    /// The mated king's square.
+    king: usize,
+    /// The mated side's budget for blocks with the king on `king`.
+    m_k: u32,
+    /// Matching costs per set of blocked flights (mate), for the current king square.
+    memo: [u16; 256],
+    /// Whether `memo` holds anything for the current king square (it is wiped lazily: most
+    /// king squares are given up before any matching).
+    memo_used: bool,
+    /// The mated side's budget before its king walks (a pawn's blocker must reach in it).
+    m_total: u32,
+    a_left: u32,
+    /// Stalemate: the mated side's pawns must be unable to move too.
+    pawns: bool,
+    steps: u32,
+}
+
+impl Assign<'_> {
+    fn cost_with(&self, g: usize, roles: u64, stand: u64) -> u8 {
+        self.attackers[g]
+            .dist_attacking(self.t, roles, stand & !self.forbid[g])
+            .max(self.min_cost[g])
+    }
+
+    /// Tries `g` with extra `roles` and `stand` restrictions, then continues with `next`.
+    fn try_attacker(
+        &mut self,
+        g: usize,
+        roles: u64,
+        stand: u64,
+        a_spent: u32,
+        next: impl FnOnce(&mut Self, u32) -> bool,
+    ) -> bool {
+        let (old_roles, old_stand, old_cost) = (self.roles[g], self.stand[g], self.cost[g]);
+        let c = self.cost_with(g, old_roles | roles, old_stand & stand);
+        if c == INF {
+            return false;
+        }
+        let spent = a_spent - old_cost as u32 + c as u32;
+        if spent > self.a_left {
+            return false;
+        }
+        self.roles[g] |= roles;
+        self.stand[g] &= stand;
+        self.cost[g] = c;
+        let ok = next(self, spent);
+        self.roles[g] = old_roles;
+        self.stand[g] = old_stand;
+        self.cost[g] = old_cost;
+        ok
+    }
+
+    /// Can flights `i..` (then the pawns) be covered with `m_left` moves of the mated side
+    /// and what is left of the mating side's budget?
+    fn go(&mut self, i: usize, m_left: u32, a_spent: u32) -> bool {
+        self.steps += 1;
+        if self.steps > STEP_CAP {
+            return true;
+        }
+        if i == self.n_flights {
+            if self.pawns {
+                return self.go_pawns(0, m_left, a_spent, 0);
+            }
+            // Mate: now the blocked flights get distinct blockers.
+            return self.matching(self.used as usize) <= self.m_k;
+        }
+        let f = self.flights[i];
+        let bit = 1u64 << f;
+        let n = self.attackers.len();
+        let mut costs = [INF; MAX_MEN];
+        for (g, c) in costs.iter_mut().enumerate().take(n) {
+            *c = self.cost_with(g, self.roles[g] | bit, self.stand[g]);
+            // Guarded at no extra cost: take it without branching (the man is not tied to
+            // that square, which only makes the bound weaker, never wrong).
+            if *c <= self.cost[g] {
+                return self.go(i + 1, m_left, a_spent);
+            }
+        }
+        // Cheapest extra cost first.
+        let mut order = [0usize; MAX_MEN];
+        for (g, o) in order.iter_mut().enumerate().take(n) {
+            *o = g;
+        }
+        order[..n].sort_unstable_by_key(|&g| costs[g] as u32 - self.cost[g] as u32);
+        for &g in &order[..n] {
+            let c = costs[g];
+            if c == INF {
+                break;
+            }
+            let old = self.cost[g];
+            let spent = a_spent - old as u32 + c as u32;
+            if spent > self.a_left {
+                continue;
+            }
+            let saved = self.roles[g];
+            self.roles[g] |= bit;
+            self.cost[g] = c;
+            let ok = self.go(i + 1, m_left, spent);
+            self.roles[g] = saved;
+            self.cost[g] = old;
+            if ok {
+                return true;
+            }
+        }
+        if !self.pawns {
+            // Mate: blocks are charged the nearest blocker's walk for now (a lower bound);
+            // the blockers are matched to the blocked flights at the end.
+            let d = self.min_block[i] as u32;
+            if d > m_left || self.used.count_ones() as usize >= self.blockers.len() {
+                return false;
+            }
+            self.used |= 1 << i;
+            let ok = self.go(i + 1, m_left - d, a_spent);
+            self.used &= !(1 << i);
+            return ok;
+        }
+        for b in 0..self.blockers.len() {
+            if self.used >> b & 1 == 1 {
+                continue;
+            }
+            let d = self.blockers[b].dist_to(self.t, f) as u32;
+            if d > m_left {
+                continue;
+            }
+            self.used |= 1 << b;
+            let ok = self.go(i + 1, m_left - d, a_spent);
+            self.used &= !(1 << b);
+            if ok {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The least total walk of distinct blockers onto the flights in `mask` (flight
+    /// indices), remembered per king square.
+    fn matching(&mut self, mask: usize) -> u32 {
+        if !self.memo_used {
+            self.memo = [u16::MAX; 256];
+            self.memo_used = true;
+        }
+        if self.memo[mask] != u16::MAX {
+            return self.memo[mask] as u32;
+        }
+        let mut rows = [0usize; 8];
+        let mut n = 0;
+        for i in (0..self.n_flights).filter(|i| mask >> i & 1 == 1) {
+            rows[n] = self.flights[i];
+            n += 1;
+        }
+        let cols = self.blockers.len();
+        // With a single move left the mating side cannot clear a square by capturing: a man
+        // standing on the king's square or on a blocked flight that is not its own moves
+        // away, once at least. (Charged as a penalty that its own assignment cancels.)
+        let mut penalty = [0i32; MAX_MEN];
+        if self.a_left == 1 {
+            for (c, p) in penalty.iter_mut().enumerate().take(cols) {
+                let sq = self.blockers[c].sq;
+                *p = (sq == self.king || rows[..n].contains(&sq)) as i32;
+            }
+        }
+        let cost = |r: usize, c: usize| -> i32 {
+            let d = self.blockers[c].dist_to(self.t, rows[r]);
+            if d == INF {
+                1000
+            } else {
+                d as i32 - penalty[c]
+            }
+        };
+        let total = hungarian(n, cols, cost) + penalty.iter().sum::<i32>();
+        let best = (total.max(0) as u32).min(u16::MAX as u32 - 1);
+        self.memo[mask] = best as u16;
+        best
+    }
+
+    /// Stalemate: can the mated side's pawns from index `j` on (those not blocking flights)
+    /// end unable to move? Each is captured (a move of the mating side), promotes (and is
+    /// then assumed immobile), or ends on a square whose square ahead is occupied (by the
+    /// mated king, by a man of its own side that can get there, or by an attacking man), or
+    /// pinned against the king.
+    fn go_pawns(&mut self, j: usize, m_left: u32, a_spent: u32, captures: u32) -> bool {
+        self.steps += 1;
+        if self.steps > STEP_CAP {
+            return true;
+        }
+        let Some(x) = (j..self.blockers.len())
+            .find(|&b| self.blockers[b].form == Form::Pawn && self.used >> b & 1 == 0)
+        else {
+            return true;
+        };
+        let pawn = self.blockers[x];
+        let t = self.t;
+        // Captured: one move of the mating side for each.
+        if captures < self.a_left && self.go_pawns(x + 1, m_left, a_spent, captures + 1) {
+            return true;
+        }
+        let promote = t.promote[pawn.color][pawn.sq] as u32;
+        if promote <= m_left && self.go_pawns(x + 1, m_left - promote, a_spent, captures) {
+            return true;
+        }
+        let forward: i32 = if pawn.color == Color::White.index() {
+            8
+        } else {
+            -8
+        };
+        let cone = &t.pawn[pawn.color][pawn.sq][Form::Pawn as usize];
+        for d in 0..=m_left.min(6) {
+            for (s, _) in cone.iter().enumerate().filter(|(_, &c)| c as u32 == d) {
+                let ahead = (s as i32 + forward) as usize;
+                let rest = m_left - d;
+                // Blocked by the king or by one of its own men (not charged: that man's
+                // moves may be counted elsewhere).
+                let own = ahead == self.king
+                    || self
+                        .blockers
+                        .iter()
+                        .enumerate()
+                        .any(|(b, man)| b != x && man.dist_to(t, ahead) as u32 <= self.m_total);
+                if own && self.go_pawns(x + 1, rest, a_spent, captures) {
+                    return true;
+                }
+                // Blocked by an attacking man, or pinned by one.
+                let pin = ray_beyond(self.king, s);
+                for g in 0..self.attackers.len() {
+                    if self.try_attacker(g, 0, 1 << ahead, a_spent, |st, spent| {
+                        st.go_pawns(x + 1, rest, spent, captures)
+                    }) {
+                        return true;
+                    }
+                    if pin != 0
+                        && self.attackers[g].form != Form::King
+                        && self.try_attacker(g, 1 << s, pin, a_spent, |st, spent| {
+                            st.go_pawns(x + 1, rest, spent, captures)
+                        })
+                    {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
+/// Stalemate with few moves of the stalemated side left (at most `FREEZE_MAX_MOVES`): can
+/// every man of that side other than its king end immobile? Each ends
+/// - captured: a move of the stalemating side each, by a man that can reach it (in place, or
+///   after a move of its own);
+/// - pinned (not a queen, which can always move along its pin; a bishop only along a rank or
+///   file, a rook only along a diagonal): a line piece of the stalemating side moving along
+///   that kind of line each (one pinner pins one man);
+/// - or on a square where it cannot move unpinned: an officer with every square next to it
+///   along its lines (a knight: every knight move) held by its own side, a pawn with the
+///   square ahead occupied.
+///
+/// Counted in moves of the stalemated side: the men's own walks add up (each move moves one
+/// man); and every square that must be held by its side but is not held now needs a man of
+/// its own to arrive, a distinct man for each square. The square ahead of a pawn may also be
+/// filled by a man of the other side that can get there: a distinct man for each such
+/// square, and one move of that side for each such square and each capture.
+///
+/// First for any square the king can reach; then, if that fits, square by square: the
+/// king's walk counts too, each man pinned where it stands takes its line from the king's
+/// square (one man a line), and a pinner not yet on that line takes a move to get there.
+/// Mistaking a square for held, or a way for cheaper than it is, only lets more through, so
+/// the men's ways are listed once, with the king on its square.
+fn men_can_freeze(
+    t: &Tables,
+    king: &Man,
+    men: &[Man],
+    attackers: &[Man],
+    m_left: u32,
+    a_left: u32,
+) -> bool {
+    if men.is_empty() || m_left > FREEZE_MAX_MOVES {
+        return true;
+    }
+    let own = men.iter().fold(0u64, |b, m| b | 1 << m.sq);
+    let theirs = attackers.iter().fold(0u64, |b, m| b | 1 << m.sq);
+    // The men that may pin: along diagonals, along ranks and files, in all.
+    let mut pinners = Pinners::default();
+    let (mut diagonal_pinners, mut orthogonal_pinners) = (0u64, 0u64);
+    for man in attackers {
+        let (diagonal, orthogonal) = match man.form {
+            Form::Bishop => (true, false),
+            Form::Rook => (false, true),
+            Form::Queen => (true, true),
+            Form::Pawn => {
+                let promotes = t.promote[man.color][man.sq] as u32 <= a_left;
+                (promotes, promotes)
+            }
+            _ => (false, false),
+        };
+        pinners.diagonal += diagonal as u32;
+        pinners.orthogonal += orthogonal as u32;
+        pinners.all += (diagonal || orthogonal) as u32;
+        // Those standing on a line already (a pawn must promote first).
+        if man.form != Form::Pawn {
+            diagonal_pinners |= (diagonal as u64) << man.sq;
+            orthogonal_pinners |= (orthogonal as u64) << man.sq;
+        }
+    }
+    // The squares the king can reach, nearest first, and the lines through them.
+    let mut king_squares = [(0u8, 0u8); 64];
+    let mut n_king_squares = 0;
+    let (mut orthogonal, mut diagonal) = (0u64, 0u64);
+    for (k, &d) in king.dist_all(t).iter().enumerate() {
+        if d as u32 <= m_left {
+            king_squares[n_king_squares] = (d, k as u8);
+            n_king_squares += 1;
+            orthogonal |= t.near[Form::Rook as usize][k][1];
+            diagonal |= t.near[Form::Bishop as usize][k][1];
+        }
+    }
+    king_squares[..n_king_squares].sort_unstable();
+    let theirs_reach = |sq: usize| attackers.iter().any(|a| a.dist_to(t, sq) as u32 <= a_left);
+    let mut freeze = Freeze {
+        options: [[(0, 0, 0); MAX_OPTIONS]; MAX_MEN],
+        n_options: [0; MAX_MEN],
+        capture_walk: [0; MAX_MEN],
+        pin_walk: [[INF as u32; 2]; MAX_MEN],
+        pin_ray: [0; MAX_MEN],
+        pin_move: [[0; 2]; MAX_MEN],
+        order: std::array::from_fn(|i| i as u8),
+        n: men.len(),
+        m_left,
+        a_left,
+        pinners,
+        their_men: attackers.len() as u32,
+        steps: 0,
+    };
+    // Which lines a man may be pinned along and stay immobile: a bishop only along a rank or
+    // file, a rook only along a diagonal, a queen never, a knight or pawn along any.
+    let pinnable = |man: &Man| match man.form {
+        Form::Bishop => [false, true],
+        Form::Rook => [true, false],
+        Form::Queen => [false, false],
+        _ => [true, true],
+    };
+    for (i, man) in men.iter().enumerate() {
+        freeze.capture_walk[i] = if theirs_reach(man.sq) {
+            0
+        } else if m_left > 0 {
+            1
+        } else {
+            INF as u32
+        };
+        // Pinned on a line through some square its king can reach; elsewhere after a move
+        // of its own.
+        for (line, lines) in [diagonal, orthogonal].into_iter().enumerate() {
+            freeze.pin_walk[i][line] = if !pinnable(man)[line] || lines == 0 {
+                INF as u32
+            } else if lines >> man.sq & 1 == 1 {
+                0
+            } else {
+                1
+            };
+        }
+        // The king's square counts as held even if it leaves: that only makes ways cheaper.
+        let held = own | 1 << king.sq;
+        freeze.set_ways(t, i, man, held, held | theirs, &theirs_reach);
+    }
+    // Fewest ways first: a man that cannot end frozen is found soonest.
+    let ways: [u32; MAX_MEN] = std::array::from_fn(|i| {
+        freeze.n_options[i] as u32
+            + (freeze.capture_walk[i] <= m_left) as u32
+            + freeze.pin_walk[i].iter().filter(|&&w| w <= m_left).count() as u32
+    });
+    freeze.order[..men.len()].sort_by_key(|&i| ways[i as usize]);
+    freeze.steps = 0;
+    // Any king square: the king's walk is not counted (nor does it make arrivals).
+    if !freeze.go(0, Fate::default()) {
+        return false;
+    }
+
+    // Now king square by king square: the king's walk counts, each pin is along a line
+    // through that square (one man per line), and a pinner not on its line yet moves there.
+    for &(dk, k) in &king_squares[..n_king_squares] {
+        let k = k as usize;
+        for (i, man) in men.iter().enumerate() {
+            let on_line = [Form::Bishop, Form::Rook]
+                .map(|f| man.sq != k && t.near[f as usize][k][1] >> man.sq & 1 == 1);
+            let pinner_there =
+                [diagonal_pinners, orthogonal_pinners].map(|p| p & ray_beyond(k, man.sq) != 0);
+            freeze.pin_ray[i] = if on_line[0] || on_line[1] {
+                ray_of(k, man.sq)
+            } else {
+                0
+            };
+            for line in 0..2 {
+                let (walk, moves) = if !pinnable(man)[line] {
+                    (INF as u32, 0)
+                } else if on_line[line] {
+                    (0, !pinner_there[line] as u32)
+                } else {
+                    (1, 0)
+                };
+                freeze.pin_walk[i][line] = walk;
+                freeze.pin_move[i][line] = moves;
+            }
+        }
+        freeze.steps = 0;
+        let fate = Fate {
+            walked: dk as u32,
+            ..Fate::default()
+        };
+        if freeze.go(0, fate) {
+            return true;
+        }
+    }
+    false
+}
+
+impl Freeze {
+    /// Lists the ways for man `i` to end frozen, with `held` (its side's men, the man
+    /// itself left out) and `occupied` standing where they stand now.
+    fn set_ways(
+        &mut self,
+        t: &Tables,
+        i: usize,
+        man: &Man,
+        held: u64,
+        occupied: u64,
+        theirs_reach: &impl Fn(usize) -> bool,
+    ) {
+        let m_left = self.m_left;
+        let others = held & !(1 << man.sq);
+        let mut opts = Options {
+            list: [(0, 0, 0); MAX_OPTIONS],
+            len: 0,
+            overflow: false,
+            least_walk: INF as u32,
+        };
+        // An officer of `form` from `from` after `spent` moves: frozen on a square whose
+        // neighbours along its lines are held, or will be by arrivals.
+        let officer = |form: Form, spent: u32, from: usize, opts: &mut Options| {
+            let dist = &t.dist[form as usize][from];
+            for s in bits(t.near[form as usize][from][(m_left - spent) as usize]) {
+                let d = spent + dist[s] as u32;
+                let arrive = t.freeze[form as usize][s] & !others;
+                if d + arrive.count_ones() <= m_left {
+                    opts.add(d, arrive, 0);
+                }
+            }
+        };
+        if man.form == Form::Pawn {
+            let cone = &t.pawn[man.color][man.sq];
+            let ahead: i32 = if man.color == Color::White.index() {
+                8
+            } else {
+                -8
+            };
+            for (s, &d) in cone[Form::Pawn as usize].iter().enumerate() {
+                let d = d as u32;
+                if d > m_left {
+                    continue;
+                }
+                let a = (s as i32 + ahead) as usize;
+                let held = (occupied & !(1 << man.sq)) >> a & 1 == 1;
+                if held {
+                    opts.add(d, 0, 0);
+                    continue;
+                }
+                if theirs_reach(a) {
+                    opts.add(d, 0, 1 << a);
+                }
+                if d < m_left {
+                    opts.add(d, 1 << a, 0);
+                }
+            }
+            let rank = if man.color == Color::White.index() {
+                56
+            } else {
+                0
+            };
+            for form in OFFICERS {
+                for (q, &p) in cone[form as usize].iter().enumerate().skip(rank).take(8) {
+                    let p = p as u32;
+                    if p <= m_left {
+                        officer(form, p, q, &mut opts);
+                    }
+                }
+            }
+        } else {
+            officer(man.form, 0, man.sq, &mut opts);
+            // A rook that may castle gets there without a move of its own.
+            if man.form == Form::Rook && man.castle != 0 {
+                officer(man.form, 0, man.castle.trailing_zeros() as usize, &mut opts);
+            }
+        }
+        if opts.overflow {
+            // Too many ways to tell apart: keep only what all of them need at least.
+            opts.list[0] = (opts.least_walk, 0, 0);
+            opts.len = 1;
+        }
+        self.options[i] = opts.list;
+        self.n_options[i] = opts.len;
+    }
+}
+
+/// The direction from `k` to `s` as a bit (of nine, the middle one unused), for lines only.
+fn ray_of(k: usize, s: usize) -> u16 {
+    let df = (s % 8) as i32 - (k % 8) as i32;
+    let dr = (s / 8) as i32 - (k / 8) as i32;
+    1 << ((df.signum() + 1) * 3 + dr.signum() + 1)
+}
+
+/// How many men of the stalemating side may pin: along diagonals, along ranks and files, and
+/// in all (a queen or a pawn that may promote counts in both lines but pins one man).
+#[derive(Default)]
+struct Pinners {
+    diagonal: u32,
+    orthogonal: u32,
+    all: u32,
+}
+
+impl Pinners {
+    /// Whether `pinned` (along diagonals, along ranks and files) can each have a pinner of
+    /// their own (Hall's condition for these three kinds of pinner).
+    fn suffice(&self, pinned: [u32; 2]) -> bool {
+        pinned[0] <= self.diagonal
+            && pinned[1] <= self.orthogonal
+            && pinned[0] + pinned[1] <= self.all
+    }
+}
+
+/// The stalemated side's moves left up to which `men_can_freeze` is tried (beyond, the men
+/// have too many ways to end and the test would cost more than it cuts).
+const FREEZE_MAX_MOVES: u32 = 2;
+/// Ways for one man to end frozen, at most.
+const MAX_OPTIONS: usize = 24;
+
+/// One way for a man to end frozen: its own walk, the squares men of its side must arrive
+/// on, the squares men of the other side must arrive on.
+type Way = (u32, u64, u64);
+
+/// The distinct cheapest ways of one man.
+struct Options {
+    list: [Way; MAX_OPTIONS],
+    len: usize,
+    overflow: bool,
+    /// The shortest walk of every way added (kept or not).
+    least_walk: u32,
+}
+
+impl Options {
+    fn add(&mut self, walk: u32, own: u64, theirs: u64) {
+        self.least_walk = self.least_walk.min(walk);
+        // A way that needs the same arrivals and walks no less is no new way.
+        for o in &mut self.list[..self.len] {
+            if o.1 == own && o.2 == theirs {
+                o.0 = o.0.min(walk);
+                return;
+            }
+            if o.1 & own == o.1 && o.2 & theirs == o.2 && o.0 <= walk {
+                return;
+            }
+        }
+        if self.len == MAX_OPTIONS {
+            self.overflow = true;
+            return;
+        }
+        self.list[self.len] = (walk, own, theirs);
+        self.len += 1;
+    }
+}
+
+struct Freeze {
+    options: [[Way; MAX_OPTIONS]; MAX_MEN],
+    n_options: [usize; MAX_MEN],
+    /// The man's own moves before it can be captured (`INF`: it cannot).
+    capture_walk: [u32; MAX_MEN],
+    /// The man's own moves before it can stand pinned along a diagonal, along a rank or
+    /// file (`INF`: it cannot).
+    pin_walk: [[u32; 2]; MAX_MEN],
+    /// The line from the king's square the man stands on (`ray_of`), 0 if none or unknown.
+    pin_ray: [u16; MAX_MEN],
+    /// Moves of the other side to bring a pinner onto that line (0 or 1).
+    pin_move: [[u32; 2]; MAX_MEN],
+    /// The men in the order they are decided: fewest ways first.
+    order: [u8; MAX_MEN],
+    n: usize,
+    m_left: u32,
+    a_left: u32,
+    pinners: Pinners,
+    their_men: u32,
+    steps: u32,
+}
+
+/// How the men decided so far end: what it costs, and what it uses up.
+#[derive(Clone, Copy, Default)]
+struct Fate {
+    /// Moves of the stalemated side's men (each move moves one man).
+    walked: u32,
+    /// The squares its men, and the other side's men, must arrive on.
+    arrive: (u64, u64),
+    captured: u32,
+    /// Men pinned along diagonals, along ranks and files.
+    pinned: [u32; 2],
+    /// The lines from the king taken by a pinned man.
+    rays: u16,
+    /// Moves of the other side bringing pinners onto their lines.
+    pin_moves: u32,
+}
+
+impl Freeze {
+    /// Whether the stalemated side has the moves for `fate`: its men's walks add up, and
+    /// each square its men must arrive on takes a man's move (maybe one of those walks).
+    fn fits(&self, fate: &Fate) -> bool {
+        fate.walked.max(fate.arrive.0.count_ones()) <= self.m_left
+    }
+
+    /// Whether men `i..` can end frozen too, given how the men before them end.
+    fn go(&mut self, at: usize, fate: Fate) -> bool {
+        self.steps += 1;
+        if self.steps > STEP_CAP {
+            return true;
+        }
+        if at == self.n {
+            return true;
+        }
+        let i = self.order[at] as usize;
+        // Each capture and each arrival of the other side is a move of its own (a capture
+        // on a square some pawn needs held is an arrival of the captured man's side there).
+        // A move bringing a pinner may also capture or arrive: pins are counted apart.
+        let theirs = fate.arrive.1.count_ones();
+        let walk = self.capture_walk[i];
+        let walked = Fate {
+            walked: fate.walked + walk,
+            ..fate
+        };
+        if fate.captured + theirs < self.a_left
+            && self.fits(&walked)
+            && self.go(
+                at + 1,
+                Fate {
+                    captured: fate.captured + 1,
+                    ..walked
+                },
+            )
+        {
+            return true;
+        }
+        for line in 0..2 {
+            let walk = self.pin_walk[i][line];
+            let mut pinned = fate.pinned;
+            pinned[line] += 1;
+            // A man pinned where it stands takes its line from the king (one man a line).
+            let ray = if walk == 0 { self.pin_ray[i] } else { 0 };
+            let pin_moves = fate.pin_moves + self.pin_move[i][line];
+            let next = Fate {
+                walked: fate.walked + walk,
+                pinned,
+                rays: fate.rays | ray,
+                pin_moves,
+                ..fate
+            };
+            if walk <= self.m_left
+                && self.fits(&next)
+                && self.pinners.suffice(pinned)
+                && fate.rays & ray == 0
+                && pin_moves <= self.a_left
+                && self.go(at + 1, next)
+            {
+                return true;
+            }
+        }
+        for o in 0..self.n_options[i] {
+            let (walk, own, theirs) = self.options[i][o];
+            let next = Fate {
+                walked: fate.walked + walk,
+                arrive: (fate.arrive.0 | own, fate.arrive.1 | theirs),
+                ..fate
+            };
+            let theirs = next.arrive.1.count_ones();
+            if self.fits(&next)
+                && theirs <= self.their_men
+                && theirs + fate.captured <= self.a_left
+                && self.go(at + 1, next)
+            {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Whether `mated` (its king) can still be mated (stalemated) with `m_left` moves of its own
+/// and `a_left` moves of the other side, the last of which reaches the aim.
+pub(in crate::solve) fn goal_reachable(
+    pos: &Position,
+    mated: Color,
+    aim: Aim,
+    m_left: u32,
+    a_left: u32,
+) -> bool {
+    let t = tables();
+    let king = Man {
+        form: Form::King,
+        sq: pos.king(mated).index(),
+        color: mated.index(),
+        castle: castle_targets(pos, mated),
+    };
+    let blockers = Army::of(pos, mated, false);
+    let attackers = Army::of(pos, !mated, true);
+    if aim == Aim::Stalemate
+        && !men_can_freeze(t, &king, blockers.men(), attackers.men(), m_left, a_left)
+    {
+        return false;
+    }
+    let mut a = Assign {
+        t,
+        blockers: blockers.men(),
+        attackers: attackers.men(),
+        roles: [0; MAX_MEN],
+        stand: [ALL; MAX_MEN],
+        cost: [0; MAX_MEN],
+        min_cost: [0; MAX_MEN],
+        forbid: [0; MAX_MEN],
+        used: 0,
+        flights: [0; 8],
+        n_flights: 0,
+        min_block: [INF; 8],
+        king: 0,
+        m_k: 0,
+        memo: [u16::MAX; 256],
+        memo_used: false,
+        m_total: m_left,
+        a_left,
+        pawns: aim == Aim::Stalemate,
+        steps: 0,
+    };
+    let a_king = attackers.men().iter().position(|m| m.form == Form::King);
+    // The squares the mated king may end on and their flights: only those are ever asked
+    // about below (few when few moves are left, which is where most calls are).
+    let king_dist = king.dist_all(t);
+    let king_squares = within(&king_dist, m_left);
+    let region = bits(king_squares).fold(king_squares, |m, k| m | t.ring[k]);
+    // Per call: squares of the region some attacking man other than the king can attack
+    // in time; the cheapest block of each.
+    let checkable = attackers
+        .men()
+        .iter()
+        .filter(|m| m.form != Form::King)
+        .fold(0u64, |m, man| m | man.attacks_within(t, a_left))
+        & region;
+    // Whole rows at once (the compiler vectorises the minimum): cheaper than walking the
+    // region's squares one by one.
+    let mut block_cost = [INF; 64];
+    for b in blockers.men() {
+        for (c, d) in block_cost.iter_mut().zip(b.dist_all(t)) {
+            *c = (*c).min(d);
+        }
+    }
+    // Where the mating king may stand in time (asked only next to the region's flights).
+    let near_region = bits(region).fold(region, |m, s| m | t.ring[s]);
+    let a_king_reach = a_king.map_or(0, |g| {
+        within(&attackers.men()[g].dist_all(t), a_left) & near_region
+    });
+    // Nearest squares first: a feasible square, when there is one, is usually close.
+    let mut squares = [(0u8, 0u8); 64];
+    let mut n_squares = 0;
+    let candidates = match aim {
+        Aim::Stalemate => king_squares,
+        Aim::Mate => king_squares & checkable,
+    };
+    for k in bits(candidates) {
+        squares[n_squares] = (king_dist[k], k as u8);
+        n_squares += 1;
+    }
+    squares[..n_squares].sort_unstable();
+    for &(dk, k) in &squares[..n_squares] {
+        let (dk, k) = (dk as u32, k as usize);
+        let ring = t.ring[k];
+        if let Some(g) = a_king {
+            a.forbid[g] = ring | 1 << k;
+        }
+        a.king = k;
+        // Quick test: the flights no attacker can reach in time must be blocked within the
+        // budget. They go first in the search (no choice to make there).
+        let m = m_left - dk;
+        let king_stands = a_king_reach & !(ring | 1 << k);
+        let mut must_block = 0u32;
+        let mut feasible = true;
+        let (mut forced, mut free) = (0usize, 0usize);
+        let mut order = [(0usize, 0u8); 8];
+        for f in bits(ring) {
+            let guarded = checkable >> f & 1 == 1 || t.ring[f] & king_stands != 0;
+            if guarded {
+                free += 1;
+                order[8 - free] = (f, block_cost[f]);
+                continue;
+            }
+            must_block += block_cost[f] as u32;
+            if must_block > m {
+                feasible = false;
+                break;
+            }
+            order[forced] = (f, block_cost[f]);
+            forced += 1;
+        }
+        if !feasible {
+            continue;
+        }
+        a.n_flights = 0;
+        for &(f, block) in order[..forced].iter().chain(&order[8 - free..]) {
+            a.flights[a.n_flights] = f;
+            a.min_block[a.n_flights] = block;
+            a.n_flights += 1;
+        }
+        a.m_k = m;
+        a.memo_used = false;
+        a.roles = [0; MAX_MEN];
+        a.stand = [ALL; MAX_MEN];
+        a.cost = [0; MAX_MEN];
+        a.used = 0;
+        match aim {
+            Aim::Stalemate => {
+                if a.go(0, m, 0) {
+                    return true;
+                }
+            }
+            Aim::Mate => {
+                for (g, man) in attackers.men().iter().enumerate() {
+                    if man.form == Form::King {
+                        continue;
+                    }
+                    // The mating move gives the check (the mated side has just moved): a
+                    // checking knight or pawn makes it; a line piece may be unmasked.
+                    let must_move = matches!(man.form, Form::Knight | Form::Pawn) as u8;
+                    let c = man.dist_attacking_one(t, k, ALL).max(must_move);
+                    if c as u32 > a_left {
+                        continue;
+                    }
+                    a.roles[g] = 1 << k;
+                    a.cost[g] = c;
+                    a.min_cost[g] = must_move;
+                    let found = a.go(0, m, c as u32);
+                    a.roles[g] = 0;
+                    a.cost[g] = 0;
+                    a.min_cost[g] = 0;
+                    if found {
+                        return true;
+                    }
+                }
+            }
+        }
+        if a.steps > STEP_CAP {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(s: &str) -> usize {
+        Square::parse(s).unwrap().index()
+    }
+
+    #[test]
+    fn distances() {
+        let t = tables();
+        assert_eq!(t.dist[Form::Knight as usize][n("a1")][n("b3")], 1);
+        assert_eq!(t.dist[Form::Knight as usize][n("a1")][n("h8")], 6);
+        assert_eq!(t.dist[Form::Bishop as usize][n("a1")][n("a2")], INF);
+        assert_eq!(t.dist[Form::Bishop as usize][n("a1")][n("c1")], 2);
+        assert_eq!(t.pawn[0][n("e2")][Form::Pawn as usize][n("e4")], 1);
+        assert_eq!(t.pawn[0][n("e2")][Form::Pawn as usize][n("f4")], 2);
+        assert_eq!(t.pawn[0][n("e7")][Form::Queen as usize][n("a4")], 2);
+        assert_eq!(t.pawn[1][n("b2")][Form::Knight as usize][n("a1")], 1);
+        assert_eq!(t.pawn[1][n("b2")][Form::Pawn as usize][n("b1")], INF);
+        // A white knight on a1 attacks b3 already, b4 after a1-c2.
+        assert_eq!(t.att1[Form::Knight as usize * 2][n("a1")][n("b3")], 0);
+        assert_eq!(t.att1[Form::Knight as usize * 2][n("a1")][n("b4")], 1);
+        assert_eq!(t.att1[Form::Rook as usize * 2][n("a1")][n("a8")], 0);
+        // A white pawn on e7 attacks d8 already; h8 after promoting (e8=Q attacks h8).
+        assert_eq!(t.att1[0][n("e7")][n("d8")], 0);
+        assert_eq!(t.att1[0][n("e7")][n("h8")], 1);
+    }
+
+    /// The whole-row shortcuts (`dist_all`, `attacks_within`) agree with the per-square
+    /// distances, castling men included.
+    #[test]
+    fn row_shortcuts_agree_with_per_square_distances() {
+        let t = tables();
+        let pos = Position::from_fen("r3k2r/1p4p1/8/8/8/8/P5P1/R3K2R w KQkq - 0 1").unwrap();
+        for color in [Color::White, Color::Black] {
+            for man in Army::of(&pos, color, true).men() {
+                let all = man.dist_all(t);
+                for (to, &d) in all.iter().enumerate() {
+                    assert_eq!(d, man.dist_to(t, to), "{man:?} to {to}");
+                }
+                if man.form == Form::King {
+                    continue;
+                }
+                for d in 0..4 {
+                    let slow = (0..64)
+                        .filter(|&to| man.dist_attacking_one(t, to, ALL) as u32 <= d)
+                        .fold(0u64, |m, to| m | 1 << to);
+                    assert_eq!(man.attacks_within(t, d), slow, "{man:?} within {d}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn assignment_is_optimal() {
+        let c = [[4, 1, 3], [2, 0, 5], [3, 2, 2]];
+        assert_eq!(hungarian(3, 3, |r, k| c[r][k]), 5);
+        assert_eq!(hungarian(2, 3, |r, k| c[r][k]), 3);
+        assert_eq!(hungarian(0, 3, |r, k| c[r][k]), 0);
+        assert!(hungarian(2, 2, |r, k| [[1000, 1], [1000, 1]][r][k]) >= 1000);
+    }
+
+    /// Whether the side to move (`k` even: the side not making the last move) can be
+    /// stalemated in exactly `k` plies, by brute force.
+    fn stalemate_in(pos: &Position, k: u32) -> bool {
+        if k == 0 {
+            return pos.is_stalemate();
+        }
+        pos.any_successor(|_, after| stalemate_in(after, k - 1))
+    }
+
+    /// The bound never denies a stalemate that exists (random walks from sparse positions
+    /// where stalemates are near; the brute-force search is the oracle).
+    #[test]
+    fn stalemate_bound_never_cuts_a_solution() {
+        let fens = [
+            "8/8/6KP/8/8/8/1pp1Rppp/k7 b - - 0 1",
+            "5Kb1/p6k/5p2/8/8/1p6/1Pp1P3/2B5 b - - 0 1",
+            "k7/p1p5/P1P5/1K6/8/8/8/7Q b - - 0 1",
+            "7k/5p2/5P2/4K3/8/1p6/1P6/2Q5 b - - 0 1",
+            "k7/2p5/8/1K6/8/8/3R4/6b1 b - - 0 1",
+            "kn6/p7/3K4/8/8/8/8/6BR b - - 0 1",
+            "k1b5/pr6/8/2K5/8/8/8/3Q4 b - - 0 1",
+            "7k/6pp/8/8/8/5K2/5p2/6RQ b - - 0 1",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let (mut solvable, mut tested) = (0, 0);
+        for fen in fens {
+            for _walk in 0..12 {
+                let mut pos = Position::from_fen(fen).unwrap();
+                for _ply in 0..10 {
+                    let k = if pos.side_to_move() == Color::Black {
+                        2
+                    } else {
+                        3
+                    };
+                    // Two moves each left (the bound's largest case) now and then.
+                    let longer = (tested % 9 == 0).then_some(k + 2);
+                    for k in std::iter::once(k).chain(longer) {
+                        if stalemate_in(&pos, k) {
+                            solvable += 1;
+                            assert!(
+                                goal_reachable(
+                                    &pos,
+                                    Color::Black,
+                                    Aim::Stalemate,
+                                    k / 2,
+                                    k.div_ceil(2)
+                                ),
+                                "{} k={k}",
+                                pos.to_fen()
+                            );
+                        }
+                        tested += 1;
+                    }
+                    match pos.random_successor(&mut seed) {
+                        Some(next) => pos = next,
+                        None => break,
+                    }
+                }
+            }
+        }
+        assert!(
+            solvable > 40,
+            "only {solvable} of {tested} positions solvable"
+        );
+    }
+
+    #[test]
+    fn mate_in_one_is_reachable_and_far_mates_are_not() {
+        // h#1: 1.Kb8-a8 Sc4-b6#.
+        let p = Position::from_fen("1k6/8/K7/8/2N5/8/7B/8 b - - 0 1").unwrap();
+        assert!(goal_reachable(&p, Color::Black, Aim::Mate, 1, 1));
+        // A lone king cannot be mated by a lone king.
+        let p = Position::from_fen("k7/8/8/8/8/8/8/7K b - - 0 1").unwrap();
+        assert!(!goal_reachable(&p, Color::Black, Aim::Mate, 5, 5));
+        // Nor a king in the middle by a far knight in one move.
+        let p = Position::from_fen("8/8/8/3k4/8/8/8/N6K b - - 0 1").unwrap();
+        assert!(!goal_reachable(&p, Color::Black, Aim::Mate, 0, 1));
+    }
+}
