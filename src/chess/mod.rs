@@ -11,6 +11,7 @@ pub mod notation;
 mod position;
 mod role;
 mod square;
+pub mod steps;
 pub mod validate;
 
 pub use bitboard::Bitboard;

@@ -15,6 +15,7 @@
 use std::fmt;
 
 use super::fen::{CastlingFlags, Setup};
+use super::steps::{DIAGONAL, KING, KNIGHT, ORTHOGONAL};
 use super::{Color, Role, Square};
 
 /// One reason a position is illegal.
@@ -254,29 +255,6 @@ impl ValidationReport {
 
 type Board = [Option<(Color, Role)>; 64];
 
-const KNIGHT_STEPS: [(i8, i8); 8] = [
-    (1, 2),
-    (2, 1),
-    (2, -1),
-    (1, -2),
-    (-1, -2),
-    (-2, -1),
-    (-2, 1),
-    (-1, 2),
-];
-const KING_STEPS: [(i8, i8); 8] = [
-    (1, 0),
-    (1, 1),
-    (0, 1),
-    (-1, 1),
-    (-1, 0),
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-];
-const ORTHOGONAL: [(i8, i8); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
-const DIAGONAL: [(i8, i8); 4] = [(1, 1), (-1, 1), (-1, -1), (1, -1)];
-
 /// The rank direction a pawn of `color` moves in.
 fn forward(color: Color) -> i8 {
     match color {
@@ -305,7 +283,7 @@ fn attackers(board: &Board, target: Square, by: Color, with_king: bool) -> Vec<S
             }
         }
     }
-    for (df, dr) in KNIGHT_STEPS {
+    for (df, dr) in KNIGHT {
         if let Some(sq) = target.offset(df, dr) {
             if is(sq, &[Role::Knight]) {
                 out.push(sq);
@@ -313,7 +291,7 @@ fn attackers(board: &Board, target: Square, by: Color, with_king: bool) -> Vec<S
         }
     }
     if with_king {
-        for (df, dr) in KING_STEPS {
+        for (df, dr) in KING {
             if let Some(sq) = target.offset(df, dr) {
                 if is(sq, &[Role::King]) {
                     out.push(sq);
@@ -423,7 +401,7 @@ fn some_retraction_unchecks(board: &Board, mover: Color, king: Square) -> bool {
                 ok
             }
             Role::King => {
-                let mut ok = KING_STEPS.iter().any(|&(df, dr)| {
+                let mut ok = KING.iter().any(|&(df, dr)| {
                     to.offset(df, dr).is_some_and(|from| {
                         is_empty(board, from)
                             && try_retraction(to, from, (mover, Role::King), Capture::May)
@@ -451,7 +429,7 @@ fn some_retraction_unchecks(board: &Board, mover: Color, king: Square) -> bool {
                 }
                 ok
             }
-            Role::Knight => KNIGHT_STEPS.iter().any(|&(df, dr)| {
+            Role::Knight => KNIGHT.iter().any(|&(df, dr)| {
                 to.offset(df, dr).is_some_and(|from| {
                     is_empty(board, from)
                         && try_retraction(to, from, (mover, Role::Knight), Capture::May)
@@ -461,7 +439,7 @@ fn some_retraction_unchecks(board: &Board, mover: Color, king: Square) -> bool {
                 let dirs: &[(i8, i8)] = match role {
                     Role::Bishop => &DIAGONAL,
                     Role::Rook => &ORTHOGONAL,
-                    _ => &KING_STEPS,
+                    _ => &KING,
                 };
                 dirs.iter().any(|&(df, dr)| {
                     let mut cur = to;

@@ -28,6 +28,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::chess::steps::{DIAGONAL, KNIGHT, ORTHOGONAL};
 use crate::chess::{Color, Move, MoveKey, MoveKind, MoveList, Position, Role, Square};
 use crate::problem::{Aim, SolveOptions};
 
@@ -107,18 +108,6 @@ pub(super) struct CheckFilter {
 
 impl CheckFilter {
     pub(super) fn new(pos: &Position) -> CheckFilter {
-        const DIAG: [(i8, i8); 4] = [(1, 1), (-1, 1), (-1, -1), (1, -1)];
-        const ORTH: [(i8, i8); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
-        const KNIGHT: [(i8, i8); 8] = [
-            (1, 2),
-            (2, 1),
-            (2, -1),
-            (1, -2),
-            (-1, -2),
-            (-2, -1),
-            (-2, 1),
-            (-1, 2),
-        ];
         let side = pos.side_to_move();
         let king = pos.king(!side);
         let occupied = pos.occupied();
@@ -126,7 +115,7 @@ impl CheckFilter {
         let bit = |s: Square| 1u64 << s.index();
         let mut by_role = [0u64; 6];
         let mut discoverers = 0u64;
-        for (dirs, line_role) in [(DIAG, Role::Bishop), (ORTH, Role::Rook)] {
+        for (dirs, line_role) in [(DIAGONAL, Role::Bishop), (ORTHOGONAL, Role::Rook)] {
             let mut rays = 0u64;
             for (df, dr) in dirs {
                 let mut s = king;

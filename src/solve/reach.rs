@@ -14,6 +14,7 @@
 
 use std::sync::OnceLock;
 
+use crate::chess::steps::{DIAGONAL, KING, KNIGHT, ORTHOGONAL};
 use crate::chess::{Color, Position, Role, Square};
 use crate::problem::Aim;
 
@@ -91,35 +92,13 @@ fn sq(f: i32, r: i32) -> Option<usize> {
     ((0..8).contains(&f) && (0..8).contains(&r)).then_some((r * 8 + f) as usize)
 }
 
-const KNIGHT: [(i32, i32); 8] = [
-    (1, 2),
-    (2, 1),
-    (2, -1),
-    (1, -2),
-    (-1, -2),
-    (-2, -1),
-    (-2, 1),
-    (-1, 2),
-];
-const KING: [(i32, i32); 8] = [
-    (1, 0),
-    (1, 1),
-    (0, 1),
-    (-1, 1),
-    (-1, 0),
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-];
-const DIAG: [(i32, i32); 4] = [(1, 1), (-1, 1), (-1, -1), (1, -1)];
-const ORTH: [(i32, i32); 4] = [(1, 0), (0, 1), (-1, 0), (0, -1)];
-
 /// Squares a piece of `form` (not a pawn) on `from` reaches in one move on an empty board.
 fn targets(form: Form, from: usize) -> u64 {
     let (f, r) = ((from % 8) as i32, (from / 8) as i32);
     let mut out = 0u64;
-    let mut step = |dirs: &[(i32, i32)], slide: bool| {
+    let mut step = |dirs: &[(i8, i8)], slide: bool| {
         for &(df, dr) in dirs {
+            let (df, dr) = (df as i32, dr as i32);
             let (mut x, mut y) = (f + df, r + dr);
             while let Some(s) = sq(x, y) {
                 out |= 1 << s;
@@ -134,11 +113,11 @@ fn targets(form: Form, from: usize) -> u64 {
     match form {
         Form::Knight => step(&KNIGHT, false),
         Form::King => step(&KING, false),
-        Form::Bishop => step(&DIAG, true),
-        Form::Rook => step(&ORTH, true),
+        Form::Bishop => step(&DIAGONAL, true),
+        Form::Rook => step(&ORTHOGONAL, true),
         Form::Queen => {
-            step(&DIAG, true);
-            step(&ORTH, true);
+            step(&DIAGONAL, true);
+            step(&ORTHOGONAL, true);
         }
         Form::Pawn => unreachable!("pawn moves depend on colour"),
     }
