@@ -1628,6 +1628,27 @@ mod tests {
         );
     }
 
+    /// Positions met in solving hpint#33 (`h=4`), one move of each side left and no stalemate,
+    /// which a looser bound let through: it counted pins without their kind of line, their
+    /// line from the king's square or the pinner's move, and the king's walk not at all.
+    #[test]
+    fn stalemate_bound_counts_pinners_and_moves() {
+        for fen in [
+            "8/7P/6K1/8/2R5/8/5rpp/kn6 b - - 0 1",
+            "8/7K/7P/8/8/2R5/1kp2pp1/1n5b b - - 0 1",
+            "8/7P/5RK1/8/8/8/1kp3p1/1b5n b - - 0 1",
+            "8/7P/8/7K/8/8/2p3pp/kr1rR3 b - - 0 1",
+            "1q6/7P/6K1/8/8/5R2/6pp/k1r5 b - - 0 1",
+        ] {
+            let p = Position::from_fen(fen).unwrap();
+            assert!(!stalemate_in(&p, 2), "{fen} has a stalemate");
+            assert!(
+                !goal_reachable(&p, Color::Black, Aim::Stalemate, 1, 1),
+                "{fen} is not cut"
+            );
+        }
+    }
+
     #[test]
     fn mate_in_one_is_reachable_and_far_mates_are_not() {
         // h#1: 1.Kb8-a8 Sc4-b6#.
