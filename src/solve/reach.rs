@@ -12,6 +12,7 @@
 //! The mated side pays for its king's walk and its blocks, the mating side for its attackers;
 //! each side's total must fit in its remaining moves. A pawn may promote on the way.
 
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use crate::chess::steps::{DIAGONAL, KING, KNIGHT, ORTHOGONAL};
@@ -144,9 +145,38 @@ fn bits(mut b: u64) -> impl Iterator<Item = usize> {
     })
 }
 
-/// The squares whose entry in `row` is at most `d` (a whole row at once: the compiler
-/// turns it into a few vector compares).
+/// The squares whose entry in `row` is at most `d`: a whole row at once, sixteen squares a
+/// compare (the bound asks this millions of times a second).
+#[cfg(target_arch = "x86_64")]
 fn within(row: &[u8; 64], d: u32) -> u64 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    let d = d.min(INF as u32) as u8;
+    let mut out = 0u64;
+    for (c, chunk) in row.chunks_exact(16).enumerate() {
+        // SAFETY: SSE2 is part of every x86_64; the load reads exactly the 16 bytes of
+        // `chunk` (unaligned loads are allowed).
+        let mask = unsafe {
+            let x = _mm_loadu_si128(chunk.as_ptr() as *const __m128i);
+            // x <= d exactly where min(x, d) == x (unsigned bytes).
+            let at_most = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(d as i8)), x);
+            _mm_movemask_epi8(at_most) as u16
+        };
+        out |= (mask as u64) << (16 * c);
+    }
+    out
+}
+
+/// The squares whose entry in `row` is at most `d`.
+#[cfg(not(target_arch = "x86_64"))]
+fn within(row: &[u8; 64], d: u32) -> u64 {
+    within_scalar(row, d)
+}
+
+/// `within`, one square at a time.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn within_scalar(row: &[u8; 64], d: u32) -> u64 {
     let d = d.min(INF as u32) as u8;
     row.iter()
         .enumerate()
@@ -922,6 +952,24 @@ fn men_can_freeze(
     if men.is_empty() || m_left > FREEZE_MAX_MOVES {
         return true;
     }
+    // The ways' lists are large (kilobytes) and asked for millions of times: one per thread,
+    // overwritten, instead of a fresh zeroed one per call.
+    thread_local! {
+        static WAYS: RefCell<Ways> = const { RefCell::new([[(0, 0, 0); MAX_OPTIONS]; MAX_MEN]) };
+    }
+    WAYS.with_borrow_mut(|ways| men_can_freeze_in(ways, t, king, men, attackers, m_left, a_left))
+}
+
+/// `men_can_freeze` with `ways` to list the men's ways in.
+fn men_can_freeze_in(
+    ways: &mut Ways,
+    t: &Tables,
+    king: &Man,
+    men: &[Man],
+    attackers: &[Man],
+    m_left: u32,
+    a_left: u32,
+) -> bool {
     let own = men.iter().fold(0u64, |b, m| b | 1 << m.sq);
     let theirs = attackers.iter().fold(0u64, |b, m| b | 1 << m.sq);
     // The men that may pin: along diagonals, along ranks and files, in all.
@@ -962,7 +1010,7 @@ fn men_can_freeze(
     king_squares[..n_king_squares].sort_unstable();
     let theirs_reach = |sq: usize| attackers.iter().any(|a| a.dist_to(t, sq) as u32 <= a_left);
     let mut freeze = Freeze {
-        options: [[(0, 0, 0); MAX_OPTIONS]; MAX_MEN],
+        options: ways,
         n_options: [0; MAX_MEN],
         capture_walk: [0; MAX_MEN],
         pin_walk: [[INF as u32; 2]; MAX_MEN],
@@ -1058,7 +1106,7 @@ fn men_can_freeze(
     false
 }
 
-impl Freeze {
+impl Freeze<'_> {
     /// Lists the ways for man `i` to end frozen, with `held` (its side's men, the man
     /// itself left out) and `occupied` standing where they stand now.
     fn set_ways(
@@ -1073,7 +1121,7 @@ impl Freeze {
         let m_left = self.m_left;
         let others = held & !(1 << man.sq);
         let mut opts = Options {
-            list: [(0, 0, 0); MAX_OPTIONS],
+            list: &mut self.options[i],
             len: 0,
             overflow: false,
             least_walk: INF as u32,
@@ -1097,11 +1145,8 @@ impl Freeze {
             } else {
                 -8
             };
-            for (s, &d) in cone[Form::Pawn as usize].iter().enumerate() {
-                let d = d as u32;
-                if d > m_left {
-                    continue;
-                }
+            for s in bits(within(&cone[Form::Pawn as usize], m_left)) {
+                let d = cone[Form::Pawn as usize][s] as u32;
                 let a = (s as i32 + ahead) as usize;
                 let held = (occupied & !(1 << man.sq)) >> a & 1 == 1;
                 if held {
@@ -1140,7 +1185,6 @@ impl Freeze {
             opts.list[0] = (opts.least_walk, 0, 0);
             opts.len = 1;
         }
-        self.options[i] = opts.list;
         self.n_options[i] = opts.len;
     }
 }
@@ -1182,15 +1226,15 @@ const MAX_OPTIONS: usize = 24;
 type Way = (u32, u64, u64);
 
 /// The distinct cheapest ways of one man.
-struct Options {
-    list: [Way; MAX_OPTIONS],
+struct Options<'a> {
+    list: &'a mut [Way; MAX_OPTIONS],
     len: usize,
     overflow: bool,
     /// The shortest walk of every way added (kept or not).
     least_walk: u32,
 }
 
-impl Options {
+impl Options<'_> {
     fn add(&mut self, walk: u32, own: u64, theirs: u64) {
         self.least_walk = self.least_walk.min(walk);
         // A way that needs the same arrivals and walks no less is no new way.
@@ -1212,8 +1256,11 @@ impl Options {
     }
 }
 
-struct Freeze {
-    options: [[Way; MAX_OPTIONS]; MAX_MEN],
+/// Every man's ways to end frozen.
+type Ways = [[Way; MAX_OPTIONS]; MAX_MEN];
+
+struct Freeze<'w> {
+    options: &'w mut Ways,
     n_options: [usize; MAX_MEN],
     /// The man's own moves before it can be captured (`INF`: it cannot).
     capture_walk: [u32; MAX_MEN],
@@ -1250,7 +1297,7 @@ struct Fate {
     pin_moves: u32,
 }
 
-impl Freeze {
+impl Freeze<'_> {
     /// Whether the stalemated side has the moves for `fate`: its men's walks add up, and
     /// each square its men must arrive on takes a man's move (maybe one of those walks).
     fn fits(&self, fate: &Fate) -> bool {
@@ -1530,6 +1577,26 @@ mod tests {
 
     /// The whole-row shortcuts (`dist_all`, `attacks_within`) agree with the per-square
     /// distances, castling men included.
+    #[test]
+    fn within_agrees_with_one_square_at_a_time() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            let row: [u8; 64] = std::array::from_fn(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                // Mostly small distances, some unreachable.
+                match seed % 9 {
+                    0 => INF,
+                    r => (r as u8 - 1) * (seed >> 60) as u8 % 8,
+                }
+            });
+            for d in [0, 1, 2, 3, 7, 200, 254, 255, 1000] {
+                assert_eq!(within(&row, d), within_scalar(&row, d), "{row:?} {d}");
+            }
+        }
+    }
+
     #[test]
     fn row_shortcuts_agree_with_per_square_distances() {
         let t = tables();
