@@ -999,16 +999,19 @@ fn men_can_freeze_in(
     let mut king_squares = [(0u8, 0u8); 64];
     let mut n_king_squares = 0;
     let (mut orthogonal, mut diagonal) = (0u64, 0u64);
-    for (k, &d) in king.dist_all(t).iter().enumerate() {
-        if d as u32 <= m_left {
-            king_squares[n_king_squares] = (d, k as u8);
-            n_king_squares += 1;
-            orthogonal |= t.near[Form::Rook as usize][k][1];
-            diagonal |= t.near[Form::Bishop as usize][k][1];
-        }
+    let king_dist = king.dist_all(t);
+    for k in bits(within(&king_dist, m_left)) {
+        king_squares[n_king_squares] = (king_dist[k], k as u8);
+        n_king_squares += 1;
+        orthogonal |= t.near[Form::Rook as usize][k][1];
+        diagonal |= t.near[Form::Bishop as usize][k][1];
     }
     king_squares[..n_king_squares].sort_unstable();
-    let theirs_reach = |sq: usize| attackers.iter().any(|a| a.dist_to(t, sq) as u32 <= a_left);
+    // Where the other side's men can stand in time.
+    let theirs_within = attackers
+        .iter()
+        .fold(0u64, |b, a| b | within(&a.dist_all(t), a_left));
+    let theirs_reach = |sq: usize| theirs_within >> sq & 1 == 1;
     let mut freeze = Freeze {
         options: ways,
         n_options: [0; MAX_MEN],
