@@ -309,6 +309,15 @@ impl HelpSearch<'_> {
         if self.split.hands_over(ply, pos, key, &moves) {
             return out;
         }
+        // The replies will each probe the table first: fetch all their buckets at once, so
+        // the memory waits overlap instead of coming one by one.
+        if k > TT_MIN_PLIES {
+            for (index, mv) in moves.iter().enumerate() {
+                if !self.split.skips(ply, index) {
+                    self.tt.prefetch(pos.play(mv).key() ^ self.salt);
+                }
+            }
+        }
         // k == 1 was answered above (mates_in_one, stalemates).
         for (index, mv) in moves.iter().enumerate() {
             if self.split.skips(ply, index) {

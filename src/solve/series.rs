@@ -199,6 +199,17 @@ impl SeriesSearch<'_> {
         if self.split.hands_over(number, pos, key, &moves) {
             return out;
         }
+        // The series goes on from each move's position with the other side passing, which
+        // probes the table first: fetch all their buckets at once (memory waits overlap).
+        if k > 1 {
+            for (index, mv) in moves.iter().enumerate() {
+                if !self.split.skips(number, index) {
+                    if let Some(next) = pos.play(mv).pass() {
+                        self.tt.prefetch(next.key() ^ self.salt);
+                    }
+                }
+            }
+        }
         for (index, mv) in moves.iter().enumerate() {
             if self.split.skips(number, index) {
                 continue;
