@@ -942,8 +942,8 @@ impl Assign<'_> {
 /// Mistaking a square for held, or a way for cheaper than it is, only lets more through, so
 /// the men's ways are listed once, with the king on its square.
 fn men_can_freeze(
-    t: &Tables,
     king: &Man,
+    king_dist: &[u8; 64],
     men: &[Man],
     attackers: &[Man],
     m_left: u32,
@@ -957,19 +957,21 @@ fn men_can_freeze(
     thread_local! {
         static WAYS: RefCell<Ways> = const { RefCell::new([[(0, 0, 0); MAX_OPTIONS]; MAX_MEN]) };
     }
-    WAYS.with_borrow_mut(|ways| men_can_freeze_in(ways, t, king, men, attackers, m_left, a_left))
+    WAYS.with_borrow_mut(|ways| {
+        men_can_freeze_in(ways, king, king_dist, men, attackers, (m_left, a_left))
+    })
 }
 
-/// `men_can_freeze` with `ways` to list the men's ways in.
+/// `men_can_freeze` with `ways` to list the men's ways in; `(m_left, a_left)`: the moves left.
 fn men_can_freeze_in(
     ways: &mut Ways,
-    t: &Tables,
     king: &Man,
+    king_dist: &[u8; 64],
     men: &[Man],
     attackers: &[Man],
-    m_left: u32,
-    a_left: u32,
+    (m_left, a_left): (u32, u32),
 ) -> bool {
+    let t = tables();
     let own = men.iter().fold(0u64, |b, m| b | 1 << m.sq);
     let theirs = attackers.iter().fold(0u64, |b, m| b | 1 << m.sq);
     // The men that may pin: along diagonals, along ranks and files, in all.
@@ -999,8 +1001,7 @@ fn men_can_freeze_in(
     let mut king_squares = [(0u8, 0u8); 64];
     let mut n_king_squares = 0;
     let (mut orthogonal, mut diagonal) = (0u64, 0u64);
-    let king_dist = king.dist_all(t);
-    for k in bits(within(&king_dist, m_left)) {
+    for k in bits(within(king_dist, m_left)) {
         king_squares[n_king_squares] = (king_dist[k], k as u8);
         n_king_squares += 1;
         orthogonal |= t.near[Form::Rook as usize][k][1];
@@ -1307,7 +1308,8 @@ impl Freeze<'_> {
         fate.walked.max(fate.arrive.0.count_ones()) <= self.m_left
     }
 
-    /// Whether men `i..` can end frozen too, given how the men before them end.
+    /// Whether the men from `order[at]` on can end frozen too, given how the men before
+    /// them end.
     fn go(&mut self, at: usize, fate: Fate) -> bool {
         self.steps += 1;
         if self.steps > STEP_CAP {
@@ -1321,21 +1323,12 @@ impl Freeze<'_> {
         // on a square some pawn needs held is an arrival of the captured man's side there).
         // A move bringing a pinner may also capture or arrive: pins are counted apart.
         let theirs = fate.arrive.1.count_ones();
-        let walk = self.capture_walk[i];
-        let walked = Fate {
-            walked: fate.walked + walk,
+        let next = Fate {
+            walked: fate.walked + self.capture_walk[i],
+            captured: fate.captured + 1,
             ..fate
         };
-        if fate.captured + theirs < self.a_left
-            && self.fits(&walked)
-            && self.go(
-                at + 1,
-                Fate {
-                    captured: fate.captured + 1,
-                    ..walked
-                },
-            )
-        {
+        if fate.captured + theirs < self.a_left && self.fits(&next) && self.go(at + 1, next) {
             return true;
         }
         for line in 0..2 {
@@ -1352,8 +1345,7 @@ impl Freeze<'_> {
                 pin_moves,
                 ..fate
             };
-            if walk <= self.m_left
-                && self.fits(&next)
+            if self.fits(&next)
                 && self.pinners.suffice(pinned)
                 && fate.rays & ray == 0
                 && pin_moves <= self.a_left
@@ -1398,10 +1390,18 @@ pub(in crate::solve) fn goal_reachable(
         color: mated.index(),
         castle: castle_targets(pos, mated),
     };
+    let king_dist = king.dist_all(t);
     let blockers = Army::of(pos, mated, false);
     let attackers = Army::of(pos, !mated, true);
     if aim == Aim::Stalemate
-        && !men_can_freeze(t, &king, blockers.men(), attackers.men(), m_left, a_left)
+        && !men_can_freeze(
+            &king,
+            &king_dist,
+            blockers.men(),
+            attackers.men(),
+            m_left,
+            a_left,
+        )
     {
         return false;
     }
@@ -1430,7 +1430,6 @@ pub(in crate::solve) fn goal_reachable(
     let a_king = attackers.men().iter().position(|m| m.form == Form::King);
     // The squares the mated king may end on and their flights: only those are ever asked
     // about below (few when few moves are left, which is where most calls are).
-    let king_dist = king.dist_all(t);
     let king_squares = within(&king_dist, m_left);
     let region = bits(king_squares).fold(king_squares, |m, k| m | t.ring[k]);
     // Per call: squares of the region some attacking man other than the king can attack
@@ -1578,8 +1577,7 @@ mod tests {
         assert_eq!(t.att1[0][n("e7")][n("h8")], 1);
     }
 
-    /// The whole-row shortcuts (`dist_all`, `attacks_within`) agree with the per-square
-    /// distances, castling men included.
+    /// `within`'s vector compares agree with the one-square-at-a-time version.
     #[test]
     fn within_agrees_with_one_square_at_a_time() {
         let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -1600,6 +1598,8 @@ mod tests {
         }
     }
 
+    /// The whole-row shortcuts (`dist_all`, `attacks_within`) agree with the per-square
+    /// distances, castling men included.
     #[test]
     fn row_shortcuts_agree_with_per_square_distances() {
         let t = tables();
