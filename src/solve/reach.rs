@@ -19,6 +19,10 @@ use crate::chess::steps::{DIAGONAL, KING, KNIGHT, ORTHOGONAL};
 use crate::chess::{Color, Position, Role, Square};
 use crate::problem::Aim;
 
+mod picture;
+
+pub(in crate::solve) use picture::PictureGate;
+
 const INF: u8 = u8::MAX;
 /// Enough assignment steps to decide nearly every position; beyond this the search gives up
 /// and answers "reachable" (which never loses a solution).
@@ -390,6 +394,21 @@ impl Man {
     fn king_dist(&self, t: &Tables, to: usize) -> u8 {
         let k = &t.dist[Form::King as usize];
         bits(self.castle).fold(k[self.sq][to], |d, s| d.min(1 + k[s][to]))
+    }
+
+    /// Whether this man may pin along diagonals, along ranks and files, within `a_left`
+    /// moves (a pawn by promoting).
+    fn pin_lines(&self, t: &Tables, a_left: u32) -> (bool, bool) {
+        match self.form {
+            Form::Bishop => (true, false),
+            Form::Rook => (false, true),
+            Form::Queen => (true, true),
+            Form::Pawn => {
+                let promotes = t.promote[self.color][self.sq] as u32 <= a_left;
+                (promotes, promotes)
+            }
+            _ => (false, false),
+        }
     }
 
     /// Moves to stand on `to` as `form`.
@@ -975,22 +994,10 @@ fn men_can_freeze_in(
     let own = men.iter().fold(0u64, |b, m| b | 1 << m.sq);
     let theirs = attackers.iter().fold(0u64, |b, m| b | 1 << m.sq);
     // The men that may pin: along diagonals, along ranks and files, in all.
-    let mut pinners = Pinners::default();
+    let pinners = Pinners::of(t, attackers, a_left);
     let (mut diagonal_pinners, mut orthogonal_pinners) = (0u64, 0u64);
     for man in attackers {
-        let (diagonal, orthogonal) = match man.form {
-            Form::Bishop => (true, false),
-            Form::Rook => (false, true),
-            Form::Queen => (true, true),
-            Form::Pawn => {
-                let promotes = t.promote[man.color][man.sq] as u32 <= a_left;
-                (promotes, promotes)
-            }
-            _ => (false, false),
-        };
-        pinners.diagonal += diagonal as u32;
-        pinners.orthogonal += orthogonal as u32;
-        pinners.all += (diagonal || orthogonal) as u32;
+        let (diagonal, orthogonal) = man.pin_lines(t, a_left);
         // Those standing on a line already (a pawn must promote first).
         if man.form != Form::Pawn {
             diagonal_pinners |= (diagonal as u64) << man.sq;
@@ -1210,6 +1217,17 @@ struct Pinners {
 }
 
 impl Pinners {
+    fn of(t: &Tables, attackers: &[Man], a_left: u32) -> Pinners {
+        let mut pinners = Pinners::default();
+        for man in attackers {
+            let (diagonal, orthogonal) = man.pin_lines(t, a_left);
+            pinners.diagonal += diagonal as u32;
+            pinners.orthogonal += orthogonal as u32;
+            pinners.all += (diagonal || orthogonal) as u32;
+        }
+        pinners
+    }
+
     /// Whether `pinned` (along diagonals, along ranks and files) can each have a pinner of
     /// their own (Hall's condition for these three kinds of pinner).
     fn suffice(&self, pinned: [u32; 2]) -> bool {

@@ -93,6 +93,8 @@ struct SeriesSearch<'a> {
     halted: bool,
     /// Report progress (first moves) at the root.
     progress: bool,
+    /// When the stalemate picture is worth drawing.
+    picture: reach::PictureGate,
 }
 
 impl SeriesSearch<'_> {
@@ -183,7 +185,15 @@ impl SeriesSearch<'_> {
         let series_side = pos.side_to_move();
         let reachable = match self.end {
             SeriesEnd::Direct => reach::goal_reachable(pos, !series_side, self.aim, 0, k),
-            _ => reach::goal_reachable(pos, series_side, self.aim, k, 1),
+            _ => {
+                // The picture's steps count as work done (a node budget bounds time).
+                let picture = self.aim != Aim::Stalemate
+                    || self.picture.stalemate_possible(pos, series_side, k, 1);
+                if self.tally.count(self.picture.take_work()) {
+                    self.halted = true;
+                }
+                picture && reach::goal_reachable(pos, series_side, self.aim, k, 1)
+            }
         };
         if !reachable {
             self.tt.store_no_solution(key, k);
@@ -344,6 +354,7 @@ pub(crate) fn solve(
             found: 0,
             halted: false,
             progress: false,
+            picture: reach::PictureGate::default(),
         })
         .collect();
     let limit = options.max_solutions.map(u64::from);
