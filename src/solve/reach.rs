@@ -1567,7 +1567,7 @@ pub(in crate::solve) fn goal_reachable(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn n(s: &str) -> usize {
@@ -1659,20 +1659,24 @@ mod tests {
         pos.any_successor(|_, after| stalemate_in(after, k - 1))
     }
 
+    /// Sparse positions, Black to move, where stalemates of Black are near: random walks
+    /// from them test the stalemate bounds against brute force.
+    pub(in crate::solve) const NEAR_STALEMATES: [&str; 8] = [
+        "8/8/6KP/8/8/8/1pp1Rppp/k7 b - - 0 1",
+        "5Kb1/p6k/5p2/8/8/1p6/1Pp1P3/2B5 b - - 0 1",
+        "k7/p1p5/P1P5/1K6/8/8/8/7Q b - - 0 1",
+        "7k/5p2/5P2/4K3/8/1p6/1P6/2Q5 b - - 0 1",
+        "k7/2p5/8/1K6/8/8/3R4/6b1 b - - 0 1",
+        "kn6/p7/3K4/8/8/8/8/6BR b - - 0 1",
+        "k1b5/pr6/8/2K5/8/8/8/3Q4 b - - 0 1",
+        "7k/6pp/8/8/8/5K2/5p2/6RQ b - - 0 1",
+    ];
+
     /// The bound never denies a stalemate that exists (random walks from sparse positions
     /// where stalemates are near; the brute-force search is the oracle).
     #[test]
     fn stalemate_bound_never_cuts_a_solution() {
-        let fens = [
-            "8/8/6KP/8/8/8/1pp1Rppp/k7 b - - 0 1",
-            "5Kb1/p6k/5p2/8/8/1p6/1Pp1P3/2B5 b - - 0 1",
-            "k7/p1p5/P1P5/1K6/8/8/8/7Q b - - 0 1",
-            "7k/5p2/5P2/4K3/8/1p6/1P6/2Q5 b - - 0 1",
-            "k7/2p5/8/1K6/8/8/3R4/6b1 b - - 0 1",
-            "kn6/p7/3K4/8/8/8/8/6BR b - - 0 1",
-            "k1b5/pr6/8/2K5/8/8/8/3Q4 b - - 0 1",
-            "7k/6pp/8/8/8/5K2/5p2/6RQ b - - 0 1",
-        ];
+        let fens = NEAR_STALEMATES;
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let (mut solvable, mut tested) = (0, 0);
         for fen in fens {

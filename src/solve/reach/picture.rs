@@ -607,17 +607,9 @@ mod tests {
     /// positions where stalemates are near; the brute-force search is the oracle).
     #[test]
     fn picture_never_cuts_a_series_stalemate() {
-        let fens = [
-            "8/8/6KP/8/8/8/1pp1Rppp/k7 b - - 0 1",
-            "5Kb1/p6k/5p2/8/8/1p6/1Pp1P3/2B5 b - - 0 1",
-            "k7/p1p5/P1P5/1K6/8/8/8/7Q b - - 0 1",
-            "7k/5p2/5P2/4K3/8/1p6/1P6/2Q5 b - - 0 1",
-            "k7/2p5/8/1K6/8/8/3R4/6b1 b - - 0 1",
-            "kn6/p7/3K4/8/8/8/8/6BR b - - 0 1",
-            "k1b5/pr6/8/2K5/8/8/8/3Q4 b - - 0 1",
-            "7k/6pp/8/8/8/5K2/5p2/6RQ b - - 0 1",
-            "2k5/3p4/3p4/8/8/7B/5K2/R7 b - - 0 1",
-        ];
+        let fens = crate::solve::reach::tests::NEAR_STALEMATES
+            .iter()
+            .chain(&["2k5/3p4/3p4/8/8/7B/5K2/R7 b - - 0 1"]);
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let (mut solvable, mut tested) = (0, 0);
         for fen in fens {
