@@ -391,6 +391,16 @@ impl Man {
         castle: 0,
     };
 
+    /// The king of `color`, castling included.
+    fn king_of(pos: &Position, color: Color) -> Man {
+        Man {
+            form: Form::King,
+            sq: pos.king(color).index(),
+            color: color.index(),
+            castle: castle_targets(pos, color),
+        }
+    }
+
     fn king_dist(&self, t: &Tables, to: usize) -> u8 {
         let k = &t.dist[Form::King as usize];
         bits(self.castle).fold(k[self.sq][to], |d, s| d.min(1 + k[s][to]))
@@ -1037,12 +1047,7 @@ fn men_can_freeze_in(
     };
     // Which lines a man may be pinned along and stay immobile: a bishop only along a rank or
     // file, a rook only along a diagonal, a queen never, a knight or pawn along any.
-    let pinnable = |man: &Man| match man.form {
-        Form::Bishop => [false, true],
-        Form::Rook => [true, false],
-        Form::Queen => [false, false],
-        _ => [true, true],
-    };
+    let pinnable = |man: &Man| [0, 1].map(|line| pinnable(man.form, line));
     for (i, man) in men.iter().enumerate() {
         freeze.capture_walk[i] = if theirs_reach(man.sq) {
             0
@@ -1205,6 +1210,17 @@ fn ray_of(k: usize, s: usize) -> u16 {
     let df = (s % 8) as i32 - (k % 8) as i32;
     let dr = (s / 8) as i32 - (k / 8) as i32;
     1 << ((df.signum() + 1) * 3 + dr.signum() + 1)
+}
+
+/// Whether a man of `form` pinned along a diagonal (`line` 0) or a rank or file (1) cannot
+/// move: a bishop only across its lines, a rook likewise, a queen never, others always.
+fn pinnable(form: Form, line: usize) -> bool {
+    match form {
+        Form::Bishop => line == 1,
+        Form::Rook => line == 0,
+        Form::Queen => false,
+        _ => true,
+    }
 }
 
 /// How many men of the stalemating side may pin: along diagonals, along ranks and files, and
@@ -1402,12 +1418,7 @@ pub(in crate::solve) fn goal_reachable(
     a_left: u32,
 ) -> bool {
     let t = tables();
-    let king = Man {
-        form: Form::King,
-        sq: pos.king(mated).index(),
-        color: mated.index(),
-        castle: castle_targets(pos, mated),
-    };
+    let king = Man::king_of(pos, mated);
     let king_dist = king.dist_all(t);
     let blockers = Army::of(pos, mated, false);
     let attackers = Army::of(pos, !mated, true);

@@ -15,11 +15,12 @@
 use crate::chess::{Color, Position};
 
 use super::{
-    bits, castle_targets, tables, within, Army, Form, Man, Pinners, FREEZE_MAX_MOVES, INF, MAX_MEN,
+    bits, pinnable, tables, within, Army, Form, Man, Pinners, FREEZE_MAX_MOVES, INF, MAX_MEN,
     OFFICERS,
 };
 
-/// Ways one man may end, at most; a man with more is let stand anywhere (cheapest walk).
+/// Ways one man may end, at most; of more, the cheapest are kept and the rest become one
+/// loose end (`Fate::Anywhere`).
 const MAX_ENDS: usize = 96;
 /// Search steps before giving up (and answering "possible").
 const STEP_CAP: u32 = 2_000;
@@ -148,12 +149,7 @@ impl PictureGate {
             }
         }
         let t = tables();
-        let king = Man {
-            form: Form::King,
-            sq: pos.king(mated).index(),
-            color: mated.index(),
-            castle: castle_targets(pos, mated),
-        };
+        let king = Man::king_of(pos, mated);
         let king_dist = king.dist_all(t);
         let men = Army::of(pos, mated, false);
         let attackers = Army::of(pos, !mated, true);
@@ -327,17 +323,6 @@ fn picture_possible(
         let start = p.prepare();
         (p.go(start), p.steps)
     })
-}
-
-/// Whether a man of `form` pinned along a diagonal (`line` 0) or a rank or file (1) cannot
-/// move: a bishop only across its lines, a rook likewise, a queen never.
-fn pinnable(form: Form, line: usize) -> bool {
-    match form {
-        Form::Bishop => line == 1,
-        Form::Rook => line == 0,
-        Form::Queen => false,
-        _ => true,
-    }
 }
 
 impl Picture<'_> {
