@@ -1048,6 +1048,13 @@ fn men_can_freeze_in(
     // Which lines a man may be pinned along and stay immobile: a bishop only along a rank or
     // file, a rook only along a diagonal, a queen never, a knight or pawn along any.
     let pinnable = |man: &Man| [0, 1].map(|line| pinnable(man.form, line));
+    // Where each man can stand in time: a square none of the others (the king included) can
+    // reach is held only if it is held now.
+    let mut reach = [0u64; MAX_MEN];
+    for (r, man) in reach.iter_mut().zip(men) {
+        *r = within(&man.dist_all(t), m_left);
+    }
+    let king_reach = within(king_dist, m_left);
     for (i, man) in men.iter().enumerate() {
         freeze.capture_walk[i] = if theirs_reach(man.sq) {
             0
@@ -1069,7 +1076,19 @@ fn men_can_freeze_in(
         }
         // The king's square counts as held even if it leaves: that only makes ways cheaper.
         let held = own | 1 << king.sq;
-        freeze.set_ways(t, i, man, held, held | theirs, &theirs_reach);
+        let others_reach = reach[..men.len()]
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .fold(king_reach, |b, (_, r)| b | r);
+        freeze.set_ways(
+            t,
+            i,
+            man,
+            (held, held | theirs),
+            others_reach,
+            &theirs_reach,
+        );
     }
     // Fewest ways first: a man that cannot end frozen is found soonest.
     let ways: [u32; MAX_MEN] = std::array::from_fn(|i| {
@@ -1124,14 +1143,15 @@ fn men_can_freeze_in(
 
 impl Freeze<'_> {
     /// Lists the ways for man `i` to end frozen, with `held` (its side's men, the man
-    /// itself left out) and `occupied` standing where they stand now.
+    /// itself left out) and `occupied` standing where they stand now; `others_reach`: the
+    /// squares the other men of its side can arrive on in time.
     fn set_ways(
         &mut self,
         t: &Tables,
         i: usize,
         man: &Man,
-        held: u64,
-        occupied: u64,
+        (held, occupied): (u64, u64),
+        others_reach: u64,
         theirs_reach: &impl Fn(usize) -> bool,
     ) {
         let m_left = self.m_left;
@@ -1149,7 +1169,7 @@ impl Freeze<'_> {
             for s in bits(t.near[form as usize][from][(m_left - spent) as usize]) {
                 let d = spent + dist[s] as u32;
                 let arrive = t.freeze[form as usize][s] & !others;
-                if d + arrive.count_ones() <= m_left {
+                if d + arrive.count_ones() <= m_left && arrive & !others_reach == 0 {
                     opts.add(d, arrive, 0);
                 }
             }
@@ -1172,7 +1192,7 @@ impl Freeze<'_> {
                 if theirs_reach(a) {
                     opts.add(d, 0, 1 << a);
                 }
-                if d < m_left {
+                if d < m_left && others_reach >> a & 1 == 1 {
                     opts.add(d, 1 << a, 0);
                 }
             }
