@@ -1043,6 +1043,7 @@ fn men_can_freeze_in(
         a_left,
         pinners,
         their_men: attackers.len() as u32,
+        king: (0, 0),
         steps: 0,
     };
     // Which lines a man may be pinned along and stay immobile: a bishop only along a rank or
@@ -1108,10 +1109,11 @@ fn men_can_freeze_in(
     for &(dk, k) in &king_squares[..n_king_squares] {
         let k = k as usize;
         for (i, man) in men.iter().enumerate() {
+            // A pin needs a square beyond the man for the pinner (none at the board's edge).
+            let beyond = ray_beyond(k, man.sq);
             let on_line = [Form::Bishop, Form::Rook]
-                .map(|f| man.sq != k && t.near[f as usize][k][1] >> man.sq & 1 == 1);
-            let pinner_there =
-                [diagonal_pinners, orthogonal_pinners].map(|p| p & ray_beyond(k, man.sq) != 0);
+                .map(|f| man.sq != k && beyond != 0 && t.near[f as usize][k][1] >> man.sq & 1 == 1);
+            let pinner_there = [diagonal_pinners, orthogonal_pinners].map(|p| p & beyond != 0);
             freeze.pin_ray[i] = if on_line[0] || on_line[1] {
                 ray_of(k, man.sq)
             } else {
@@ -1130,11 +1132,8 @@ fn men_can_freeze_in(
             }
         }
         freeze.steps = 0;
-        let fate = Fate {
-            walked: dk as u32,
-            ..Fate::default()
-        };
-        if freeze.go(0, fate) {
+        freeze.king = (dk as u32, 1 << k);
+        if freeze.go(0, Fate::default()) {
             return true;
         }
     }
@@ -1336,13 +1335,15 @@ struct Freeze<'w> {
     a_left: u32,
     pinners: Pinners,
     their_men: u32,
+    /// The king's walk and final square (as a bit), once chosen; (0, 0) before.
+    king: (u32, u64),
     steps: u32,
 }
 
 /// How the men decided so far end: what it costs, and what it uses up.
 #[derive(Clone, Copy, Default)]
 struct Fate {
-    /// Moves of the stalemated side's men (each move moves one man).
+    /// Moves of the stalemated side's men other than the king (each move moves one man).
     walked: u32,
     /// The squares its men, and the other side's men, must arrive on.
     arrive: (u64, u64),
@@ -1357,9 +1358,12 @@ struct Fate {
 
 impl Freeze<'_> {
     /// Whether the stalemated side has the moves for `fate`: its men's walks add up, and
-    /// each square its men must arrive on takes a man's move (maybe one of those walks).
+    /// each square its men must arrive on takes a man's move (maybe one of those walks);
+    /// the king's walk comes on top, and it arrives on its own square only.
     fn fits(&self, fate: &Fate) -> bool {
-        fate.walked.max(fate.arrive.0.count_ones()) <= self.m_left
+        let (king_walk, king_square) = self.king;
+        let arrivals = (fate.arrive.0 & !king_square).count_ones();
+        king_walk + fate.walked.max(arrivals) <= self.m_left
     }
 
     /// Whether the men from `order[at]` on can end frozen too, given how the men before
