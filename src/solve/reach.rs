@@ -1032,8 +1032,11 @@ fn men_can_freeze_in(
     let theirs_reach = |sq: usize| theirs_within >> sq & 1 == 1;
     let mut freeze = Freeze {
         options: ways,
+        errands: Errands::new(t, attackers),
+        errand_memo: [(0, 0); 32],
         n_options: [0; MAX_MEN],
         capture_walk: [0; MAX_MEN],
+        men_squares: std::array::from_fn(|i| men.get(i).map_or(0, |m| m.sq as u8)),
         pin_walk: [[INF as u32; 2]; MAX_MEN],
         pin_ray: [0; MAX_MEN],
         pin_move: [[0; 2]; MAX_MEN],
@@ -1318,9 +1321,15 @@ type Ways = [[Way; MAX_OPTIONS]; MAX_MEN];
 
 struct Freeze<'w> {
     options: &'w mut Ways,
+    /// The other side's men, for what their captures and arrivals cost.
+    errands: Errands<'w>,
+    /// Costs of errand lists asked before (key 0: empty slot).
+    errand_memo: [(u32, u32); 32],
     n_options: [usize; MAX_MEN],
     /// The man's own moves before it can be captured (`INF`: it cannot).
     capture_walk: [u32; MAX_MEN],
+    /// Where the man stands.
+    men_squares: [u8; MAX_MEN],
     /// The man's own moves before it can stand pinned along a diagonal, along a rank or
     /// file (`INF`: it cannot).
     pin_walk: [[u32; 2]; MAX_MEN],
@@ -1340,6 +1349,123 @@ struct Freeze<'w> {
     steps: u32,
 }
 
+/// Captures and arrivals of the other side, at most this many, are costed by its men's walks
+/// (beyond, one move each).
+const MAX_ERRANDS: usize = 3;
+/// An errand's square when the man to be captured moves first (to a square unknown).
+const ANYWHERE: u8 = 64;
+
+/// What the other side's captures and arrivals cost it: each is a square one of its men must
+/// move to; a man making several visits them one after another, on an empty board.
+struct Errands<'a> {
+    t: &'a Tables,
+    men: &'a [Man],
+    /// Per square: the moves of the nearest man to stand there.
+    nearest: [u8; 64],
+}
+
+impl<'a> Errands<'a> {
+    fn new(t: &'a Tables, men: &'a [Man]) -> Errands<'a> {
+        let mut nearest = [INF; 64];
+        for man in men {
+            for (n, d) in nearest.iter_mut().zip(man.dist_all(t)) {
+                *n = (*n).min(d);
+            }
+        }
+        Errands { t, men, nearest }
+    }
+
+    /// The moves of the nearest man to run one errand.
+    fn nearest(&self, square: u8) -> u32 {
+        match self.nearest.get(square as usize) {
+            Some(&d) => d.max(1) as u32,
+            None => 1, // anywhere
+        }
+    }
+
+    /// The least moves, over the ways to share `squares` out among the men, each man
+    /// visiting its share in its best order.
+    fn least_moves(&self, squares: &[u8]) -> u32 {
+        let n = squares.len();
+        match *squares {
+            [s] => return self.nearest(s),
+            // Apart, or both by one man.
+            [a, b] => {
+                let apart = self.nearest(a) + self.nearest(b);
+                return self
+                    .men
+                    .iter()
+                    .fold(apart, |m, man| m.min(self.walk(man, &[a, b])));
+            }
+            _ => {}
+        }
+        // Per subset of the errands: the cheapest single man to run them all.
+        let mut best = [u32::MAX; 1 << MAX_ERRANDS];
+        for (mask, b) in best.iter_mut().enumerate().take(1 << n).skip(1) {
+            let mut order = [0u8; MAX_ERRANDS];
+            let mut len = 0;
+            for (j, &s) in squares.iter().enumerate() {
+                if mask >> j & 1 == 1 {
+                    order[len] = s;
+                    len += 1;
+                }
+            }
+            for man in self.men {
+                *b = (*b).min(self.walk(man, &order[..len]));
+            }
+        }
+        // Share the errands out: the subset holding the first errand left, then the rest.
+        let mut least = [u32::MAX; 1 << MAX_ERRANDS];
+        least[0] = 0;
+        for mask in 1usize..1 << n {
+            let low = mask & mask.wrapping_neg();
+            let mut sub = mask;
+            while sub != 0 {
+                if sub & low != 0 {
+                    least[mask] = least[mask].min(best[sub].saturating_add(least[mask ^ sub]));
+                }
+                sub = (sub - 1) & mask;
+            }
+        }
+        least[(1 << n) - 1]
+    }
+
+    /// `man`'s shortest walk visiting `squares` in some order: a move for each, and the
+    /// walk between the squares known (a detour by a square not known is no shorter).
+    fn walk(&self, man: &Man, squares: &[u8]) -> u32 {
+        let orders = [1, 1, 2, 6][squares.len()];
+        let mut least = u32::MAX;
+        for order in &ORDERS[..orders] {
+            let mut total = 0u32;
+            let mut at: Option<u8> = None;
+            for &j in &order[..squares.len()] {
+                let s = squares[j];
+                total += match at {
+                    _ if s == ANYWHERE => continue,
+                    None => man.dist_to(self.t, s as usize) as u32,
+                    // A pawn may have promoted on the way: one move at least.
+                    Some(_) if man.form == Form::Pawn => 1,
+                    Some(a) => self.t.dist[man.form as usize][a as usize][s as usize] as u32,
+                };
+                at = Some(s);
+            }
+            least = least.min(total);
+        }
+        least.max(squares.len() as u32)
+    }
+}
+
+/// Every order of up to `MAX_ERRANDS` items, as indices (the first `n!` rows of each length
+/// `n`: rows of length 2 are the first two of their row, and so on).
+const ORDERS: [[usize; MAX_ERRANDS]; 6] = [
+    [0, 1, 2],
+    [1, 0, 2],
+    [0, 2, 1],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+];
+
 /// How the men decided so far end: what it costs, and what it uses up.
 #[derive(Clone, Copy, Default)]
 struct Fate {
@@ -1348,6 +1474,8 @@ struct Fate {
     /// The squares its men, and the other side's men, must arrive on.
     arrive: (u64, u64),
     captured: u32,
+    /// Where the first captures happen (`ANYWHERE` after the man moved).
+    capture_squares: [u8; MAX_ERRANDS],
     /// Men pinned along diagonals, along ranks and files.
     pinned: [u32; 2],
     /// The lines from the king taken by a pinned man.
@@ -1366,6 +1494,48 @@ impl Freeze<'_> {
         king_walk + fate.walked.max(arrivals) <= self.m_left
     }
 
+    /// The other side's moves for `fate`'s captures and arrivals, at least: one per
+    /// capture and arrival (a move bringing a pinner may also capture or arrive: pins are
+    /// counted apart), and the walks of the men making them.
+    fn their_moves(&mut self, fate: &Fate) -> u32 {
+        let count = fate.captured + fate.arrive.1.count_ones();
+        if count > self.a_left || count as usize > MAX_ERRANDS {
+            return count;
+        }
+        let mut squares = [0u8; MAX_ERRANDS];
+        let n = fate.captured as usize;
+        squares[..n].copy_from_slice(&fate.capture_squares[..n]);
+        for (slot, s) in squares[n..].iter_mut().zip(bits(fate.arrive.1)) {
+            *slot = s as u8;
+        }
+        let squares = &mut squares[..count as usize];
+        // Each errand run by its nearest man (an upper bound), and the farthest of them (a
+        // lower one): when they agree on the answer, the sharing out need not be searched.
+        let (mut apart, mut farthest) = (0u32, 0u32);
+        for &s in squares.iter() {
+            let d = self.errands.nearest(s);
+            apart += d;
+            farthest = farthest.max(d);
+        }
+        if apart <= self.a_left || farthest > self.a_left {
+            return if apart <= self.a_left {
+                count
+            } else {
+                farthest
+            };
+        }
+        // The same errands come up in many branches: remember the last answers.
+        squares.sort_unstable();
+        let key = squares.iter().fold(count, |k, &s| k << 8 | s as u32);
+        let slot = &mut self.errand_memo[(key.wrapping_mul(0x9e37_79b9) >> 27) as usize];
+        if slot.0 == key {
+            return slot.1;
+        }
+        let moves = self.errands.least_moves(squares);
+        self.errand_memo[(key.wrapping_mul(0x9e37_79b9) >> 27) as usize] = (key, moves);
+        moves
+    }
+
     /// Whether the men from `order[at]` on can end frozen too, given how the men before
     /// them end.
     fn go(&mut self, at: usize, fate: Fate) -> bool {
@@ -1380,13 +1550,19 @@ impl Freeze<'_> {
         // Each capture and each arrival of the other side is a move of its own (a capture
         // on a square some pawn needs held is an arrival of the captured man's side there).
         // A move bringing a pinner may also capture or arrive: pins are counted apart.
-        let theirs = fate.arrive.1.count_ones();
-        let next = Fate {
+        let mut next = Fate {
             walked: fate.walked + self.capture_walk[i],
             captured: fate.captured + 1,
             ..fate
         };
-        if fate.captured + theirs < self.a_left && self.fits(&next) && self.go(at + 1, next) {
+        if let Some(slot) = next.capture_squares.get_mut(fate.captured as usize) {
+            *slot = if self.capture_walk[i] == 0 {
+                self.men_squares[i]
+            } else {
+                ANYWHERE
+            };
+        }
+        if self.fits(&next) && self.their_moves(&next) <= self.a_left && self.go(at + 1, next) {
             return true;
         }
         for line in 0..2 {
@@ -1419,10 +1595,9 @@ impl Freeze<'_> {
                 arrive: (fate.arrive.0 | own, fate.arrive.1 | theirs),
                 ..fate
             };
-            let theirs = next.arrive.1.count_ones();
             if self.fits(&next)
-                && theirs <= self.their_men
-                && theirs + fate.captured <= self.a_left
+                && next.arrive.1.count_ones() <= self.their_men
+                && (theirs & !fate.arrive.1 == 0 || self.their_moves(&next) <= self.a_left)
                 && self.go(at + 1, next)
             {
                 return true;
@@ -1771,6 +1946,46 @@ pub(super) mod tests {
             assert!(!stalemate_in(&p, 2), "{fen} has a stalemate");
             assert!(
                 !goal_reachable(&p, Color::Black, Aim::Stalemate, 1, 1),
+                "{fen} is not cut"
+            );
+        }
+    }
+
+    /// The other side's captures and arrivals cost the walks of the men making them: one man
+    /// visits its errands one after another, two men walk apart.
+    #[test]
+    fn errands_cost_the_walks_to_them() {
+        let t = tables();
+        let pos = Position::from_fen("8/8/8/8/8/p7/P7/3K1nnk w - - 0 1").unwrap();
+        let white = Army::of(&pos, Color::White, true);
+        let errands = Errands::new(t, white.men());
+        // The king d1 to f1 (two moves), then g1; the pawn a2 to a3 (one).
+        assert_eq!(errands.least_moves(&[n("f1") as u8]), 2);
+        assert_eq!(errands.least_moves(&[n("f1") as u8, n("g1") as u8]), 3);
+        assert_eq!(errands.least_moves(&[n("f1") as u8, ANYWHERE]), 2);
+        assert_eq!(
+            errands.least_moves(&[n("f1") as u8, n("a3") as u8, ANYWHERE]),
+            3
+        );
+    }
+
+    /// Positions met in solving hpint#31, #54, #73 (`h=5`, `h=8`), White to move before one
+    /// move of Black and White's stalemating move, with no stalemate: each is cut because the
+    /// captures and blocks White needs cost more moves than it has, or because a man on the
+    /// board's edge cannot be pinned from its king's square.
+    #[test]
+    fn stalemate_bound_counts_the_walks_of_captures() {
+        for fen in [
+            "8/8/8/8/8/p1r5/P3Kp2/6qk w - - 0 1",
+            "k7/8/8/2p5/2K2bp1/6p1/4p1P1/8 w - - 0 1",
+            "7k/5n2/5N2/1p6/8/1N6/p3P3/Bbr4K w - - 0 1",
+            "8/8/8/p6p/P3K1pr/7b/B3p1kp/1r6 w - - 0 1",
+            "8/p7/B7/7p/P3K1pr/7b/4p2p/1n4k1 w - - 0 1",
+        ] {
+            let p = Position::from_fen(fen).unwrap();
+            assert!(!stalemate_in(&p, 3), "{fen} has a stalemate");
+            assert!(
+                !goal_reachable(&p, Color::Black, Aim::Stalemate, 1, 2),
                 "{fen} is not cut"
             );
         }
