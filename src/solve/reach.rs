@@ -1527,12 +1527,12 @@ impl Freeze<'_> {
         // The same errands come up in many branches: remember the last answers.
         squares.sort_unstable();
         let key = squares.iter().fold(count, |k, &s| k << 8 | s as u32);
-        let slot = &mut self.errand_memo[(key.wrapping_mul(0x9e37_79b9) >> 27) as usize];
-        if slot.0 == key {
-            return slot.1;
+        let slot = (key.wrapping_mul(0x9e37_79b9) >> 27) as usize;
+        if self.errand_memo[slot].0 == key {
+            return self.errand_memo[slot].1;
         }
         let moves = self.errands.least_moves(squares);
-        self.errand_memo[(key.wrapping_mul(0x9e37_79b9) >> 27) as usize] = (key, moves);
+        self.errand_memo[slot] = (key, moves);
         moves
     }
 
@@ -1942,13 +1942,19 @@ pub(super) mod tests {
             "8/7P/8/7K/8/8/2p3pp/kr1rR3 b - - 0 1",
             "1q6/7P/6K1/8/8/5R2/6pp/k1r5 b - - 0 1",
         ] {
-            let p = Position::from_fen(fen).unwrap();
-            assert!(!stalemate_in(&p, 2), "{fen} has a stalemate");
-            assert!(
-                !goal_reachable(&p, Color::Black, Aim::Stalemate, 1, 1),
-                "{fen} is not cut"
-            );
+            assert_cut(fen, 1, 1);
         }
+    }
+
+    /// `fen` has no stalemate of Black with `m_left` moves of Black and `a_left` of White
+    /// (the last), and the bound says so.
+    fn assert_cut(fen: &str, m_left: u32, a_left: u32) {
+        let p = Position::from_fen(fen).unwrap();
+        assert!(!stalemate_in(&p, m_left + a_left), "{fen} has a stalemate");
+        assert!(
+            !goal_reachable(&p, Color::Black, Aim::Stalemate, m_left, a_left),
+            "{fen} is not cut"
+        );
     }
 
     /// The other side's captures and arrivals cost the walks of the men making them: one man
@@ -1982,12 +1988,7 @@ pub(super) mod tests {
             "8/8/8/p6p/P3K1pr/7b/B3p1kp/1r6 w - - 0 1",
             "8/p7/B7/7p/P3K1pr/7b/4p2p/1n4k1 w - - 0 1",
         ] {
-            let p = Position::from_fen(fen).unwrap();
-            assert!(!stalemate_in(&p, 3), "{fen} has a stalemate");
-            assert!(
-                !goal_reachable(&p, Color::Black, Aim::Stalemate, 1, 2),
-                "{fen} is not cut"
-            );
+            assert_cut(fen, 1, 2);
         }
     }
 
