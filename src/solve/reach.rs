@@ -1025,18 +1025,17 @@ fn men_can_freeze_in(
         diagonal |= t.near[Form::Bishop as usize][k][1];
     }
     king_squares[..n_king_squares].sort_unstable();
-    // Where the other side's men can stand in time.
-    let theirs_within = attackers
-        .iter()
-        .fold(0u64, |b, a| b | within(&a.dist_all(t), a_left));
+    // Where the other side's men can stand in time (its nearest man's distances).
+    let errands = Errands::new(t, attackers);
+    let theirs_within = within(&errands.nearest, a_left);
     let theirs_reach = |sq: usize| theirs_within >> sq & 1 == 1;
     let mut freeze = Freeze {
         options: ways,
-        errands: Errands::new(t, attackers),
+        errands,
         errand_memo: [(0, 0); 32],
         n_options: [0; MAX_MEN],
         capture_walk: [0; MAX_MEN],
-        men_squares: std::array::from_fn(|i| men.get(i).map_or(0, |m| m.sq as u8)),
+        men,
         pin_walk: [[INF as u32; 2]; MAX_MEN],
         pin_ray: [0; MAX_MEN],
         pin_move: [[0; 2]; MAX_MEN],
@@ -1328,8 +1327,7 @@ struct Freeze<'w> {
     n_options: [usize; MAX_MEN],
     /// The man's own moves before it can be captured (`INF`: it cannot).
     capture_walk: [u32; MAX_MEN],
-    /// Where the man stands.
-    men_squares: [u8; MAX_MEN],
+    men: &'w [Man],
     /// The man's own moves before it can stand pinned along a diagonal, along a rank or
     /// file (`INF`: it cannot).
     pin_walk: [[u32; 2]; MAX_MEN],
@@ -1517,12 +1515,11 @@ impl Freeze<'_> {
             apart += d;
             farthest = farthest.max(d);
         }
-        if apart <= self.a_left || farthest > self.a_left {
-            return if apart <= self.a_left {
-                count
-            } else {
-                farthest
-            };
+        if apart <= self.a_left {
+            return count;
+        }
+        if farthest > self.a_left {
+            return farthest;
         }
         // The same errands come up in many branches: remember the last answers.
         squares.sort_unstable();
@@ -1557,7 +1554,7 @@ impl Freeze<'_> {
         };
         if let Some(slot) = next.capture_squares.get_mut(fate.captured as usize) {
             *slot = if self.capture_walk[i] == 0 {
-                self.men_squares[i]
+                self.men[i].sq as u8
             } else {
                 ANYWHERE
             };
