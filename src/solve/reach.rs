@@ -1032,7 +1032,7 @@ fn men_can_freeze_in(
     let mut freeze = Freeze {
         options: ways,
         errands,
-        errand_memo: [(0, 0); 32],
+        errand_memo: [(0, 0); ERRAND_MEMO],
         n_options: [0; MAX_MEN],
         capture_walk: [0; MAX_MEN],
         men,
@@ -1125,9 +1125,7 @@ fn men_can_freeze_in(
         }
         freeze.king = (dk as u32, 1 << k);
         freeze.flights = flights;
-        // Guarding a flight costs differently square by square: forget the answers kept.
         freeze.errands.set_king_square(k);
-        freeze.errand_memo = [(0, 0); 32];
         freeze.leaf_fails = 0;
         // Arrivals and errands only make the flights harder to hold or attack: a king square
         // whose flights cannot be dealt with now is out for every way.
@@ -1350,7 +1348,7 @@ struct Freeze<'w> {
     /// The other side's men, for what their captures and arrivals cost.
     errands: Errands<'w>,
     /// Costs of errand lists asked before (key 0: empty slot).
-    errand_memo: [(u32, u32); 32],
+    errand_memo: [(u64, u32); ERRAND_MEMO],
     n_options: [usize; MAX_MEN],
     /// The man's own moves before it can be captured (`INF`: it cannot).
     capture_walk: [u32; MAX_MEN],
@@ -1384,6 +1382,8 @@ struct Freeze<'w> {
 /// Captures and arrivals of the other side, at most this many, are costed by its men's walks
 /// (beyond, one move each).
 const MAX_ERRANDS: usize = 3;
+/// Errand lists whose cost is remembered per call (a power of two).
+const ERRAND_MEMO: usize = 32;
 /// An errand's square when the man to be captured moves first (to a square unknown).
 const ANYWHERE: u8 = 64;
 /// Errands from this on end a man's walk: standing where it attacks the flight
@@ -1492,9 +1492,17 @@ impl<'a> Errands<'a> {
                 return self
                     .men
                     .iter()
+                    .filter(|man| self.in_time(man, a) && self.in_time(man, b))
                     .fold(apart, |m, man| m.min(self.walk(man, &[a, b])));
             }
             _ => {}
+        }
+        // Per man, the errands it can reach in time: only those it may run.
+        let mut can = [0usize; MAX_MEN];
+        for (c, man) in can.iter_mut().zip(self.men) {
+            for (j, &s) in squares.iter().enumerate() {
+                *c |= (self.in_time(man, s) as usize) << j;
+            }
         }
         // Per subset of the errands: the cheapest single man to run them all.
         let mut best = [u32::MAX; 1 << MAX_ERRANDS];
@@ -1507,8 +1515,10 @@ impl<'a> Errands<'a> {
                     len += 1;
                 }
             }
-            for man in self.men {
-                *b = (*b).min(self.walk(man, &order[..len]));
+            for (man, &c) in self.men.iter().zip(&can) {
+                if c & mask == mask {
+                    *b = (*b).min(self.walk(man, &order[..len]));
+                }
             }
         }
         // Share the errands out: the subset holding the first errand left, then the rest.
@@ -1525,6 +1535,17 @@ impl<'a> Errands<'a> {
             }
         }
         least[(1 << n) - 1]
+    }
+
+    /// Whether `man` can get to errand `s` in the moves left at all (its walk to any later
+    /// errand is no shorter than its way there straight).
+    fn in_time(&self, man: &Man, s: u8) -> bool {
+        let moves = match s {
+            ANYWHERE => 0,
+            GUARD.. => self.guard_moves((s - GUARD) as usize, man, None),
+            _ => man.dist_to(self.t, s as usize) as u32,
+        };
+        moves <= self.a_left
     }
 
     /// `man`'s shortest walk visiting `squares` in some order: a move for each, and the
@@ -1616,8 +1637,10 @@ impl Freeze<'_> {
             n += 1;
         }
         hardest[..n].sort_unstable_by(|a, b| b.cmp(a));
+        // The easiest of them first: one that can be attacked ends the search.
         let attacked = hardest[..=holds as usize]
             .iter()
+            .rev()
             .any(|&(_, g)| self.their_moves(fate, Some(g)) <= self.a_left);
         self.leaf_fails += !attacked as u32;
         attacked
@@ -1667,10 +1690,15 @@ impl Freeze<'_> {
         if farthest > self.a_left {
             return farthest;
         }
-        // The same errands come up in many branches: remember the last answers.
+        // The same errands come up in many branches: remember the last answers (a guard's
+        // cost depends on the king's square too).
         squares.sort_unstable();
-        let key = squares.iter().fold(len as u32, |k, &s| k << 8 | s as u32);
-        let slot = (key.wrapping_mul(0x9e37_79b9) >> 27) as usize;
+        let mut key = squares.iter().fold(len as u64, |k, &s| k << 8 | s as u64);
+        if guard.is_some() {
+            key |= (self.king.1.trailing_zeros() as u64 + 1) << 32;
+        }
+        let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - ERRAND_MEMO.trailing_zeros()))
+            as usize;
         if self.errand_memo[slot].0 == key {
             return self.errand_memo[slot].1;
         }
