@@ -1127,8 +1127,9 @@ fn men_can_freeze_in(
         freeze.flights = flights;
         freeze.errands.set_king_square(k);
         freeze.leaf_fails = 0;
-        // Arrivals and errands only make the flights harder to hold or attack: a king square
-        // whose flights cannot be dealt with now is out for every way.
+        // Before any man's way is chosen, the flights alone: the men can hold only as many
+        // more as they have moves, and one of the rest must be attacked in time; a square
+        // that fails this is out whatever the men do.
         if !freeze.flights_attacked(&Fate::default()) {
             continue;
         }
