@@ -1026,13 +1026,13 @@ fn men_can_freeze_in(
     }
     king_squares[..n_king_squares].sort_unstable();
     // Where the other side's men can stand in time (its nearest man's distances).
-    let errands = Errands::new(t, attackers, a_left);
+    let errands = Errands::new(t, attackers);
     let theirs_within = within(&errands.nearest, a_left);
     let theirs_reach = |sq: usize| theirs_within >> sq & 1 == 1;
     let mut freeze = Freeze {
         options: ways,
         errands,
-        errand_memo: [(0, 0); ERRAND_MEMO],
+        errand_memo: [(0, 0); 32],
         n_options: [0; MAX_MEN],
         capture_walk: [0; MAX_MEN],
         men,
@@ -1046,9 +1046,6 @@ fn men_can_freeze_in(
         pinners,
         their_men: attackers.len() as u32,
         king: (0, 0),
-        flights: 0,
-        own,
-        leaf_fails: 0,
         steps: 0,
     };
     // Which lines a man may be pinned along and stay immobile: a bishop only along a rank or
@@ -1111,29 +1108,8 @@ fn men_can_freeze_in(
 
     // Now king square by king square: the king's walk counts, each pin is along a line
     // through that square (one man per line), and a pinner not on its line yet moves there.
-    // A flight the other side cannot attack in time must be held by a man of the king's side:
-    // one standing there now, or one more arrival (the same men's moves as their ways).
-    let guardable = attackers
-        .iter()
-        .fold(0u64, |b, m| b | m.attacks_within(t, a_left));
-    let men_reach = reach[..men.len()].iter().fold(0u64, |b, r| b | r);
     for &(dk, k) in &king_squares[..n_king_squares] {
         let k = k as usize;
-        let flights = t.ring[k] & !guardable & !own;
-        if flights & !men_reach != 0 || dk as u32 + flights.count_ones() > m_left {
-            continue;
-        }
-        freeze.king = (dk as u32, 1 << k);
-        freeze.flights = flights;
-        freeze.errands.set_king_square(k);
-        freeze.leaf_fails = 0;
-        // Before any man's way is chosen, the flights alone: the men can hold only as many
-        // more as they have moves, and one of the rest must be attacked in time; a square
-        // that fails this is out whatever the men do.
-        if !freeze.flights_attacked(&Fate::default()) {
-            continue;
-        }
-        freeze.leaf_fails = 0;
         for (i, man) in men.iter().enumerate() {
             // A pin needs a square beyond the man for the pinner (none at the board's edge).
             let beyond = ray_beyond(k, man.sq);
@@ -1158,6 +1134,7 @@ fn men_can_freeze_in(
             }
         }
         freeze.steps = 0;
+        freeze.king = (dk as u32, 1 << k);
         if freeze.go(0, Fate::default()) {
             return true;
         }
@@ -1300,9 +1277,6 @@ impl Pinners {
 /// The stalemated side's moves left up to which `men_can_freeze` is tried (beyond, the men
 /// have too many ways to end and the test would cost more than it cuts).
 const FREEZE_MAX_MOVES: u32 = 2;
-/// Ways of all men to end frozen refused for their king's flights, per king square, after which
-/// the flights are no longer asked about (the search over ways would cost more than it cuts).
-const LEAF_FAILS: u32 = 2;
 /// Ways for one man to end frozen, at most.
 const MAX_OPTIONS: usize = 24;
 
@@ -1349,7 +1323,7 @@ struct Freeze<'w> {
     /// The other side's men, for what their captures and arrivals cost.
     errands: Errands<'w>,
     /// Costs of errand lists asked before (key 0: empty slot).
-    errand_memo: [(u64, u32); ERRAND_MEMO],
+    errand_memo: [(u32, u32); 32],
     n_options: [usize; MAX_MEN],
     /// The man's own moves before it can be captured (`INF`: it cannot).
     capture_walk: [u32; MAX_MEN],
@@ -1370,26 +1344,14 @@ struct Freeze<'w> {
     their_men: u32,
     /// The king's walk and final square (as a bit), once chosen; (0, 0) before.
     king: (u32, u64),
-    /// The flights of that square its men must arrive on (no attack of the other side can
-    /// reach them in time); 0 before.
-    flights: u64,
-    /// The squares its men (not the king) stand on now.
-    own: u64,
-    /// Ways for all men refused by `flights_attacked` for this king square.
-    leaf_fails: u32,
     steps: u32,
 }
 
 /// Captures and arrivals of the other side, at most this many, are costed by its men's walks
 /// (beyond, one move each).
 const MAX_ERRANDS: usize = 3;
-/// Errand lists whose cost is remembered per call (a power of two).
-const ERRAND_MEMO: usize = 32;
 /// An errand's square when the man to be captured moves first (to a square unknown).
 const ANYWHERE: u8 = 64;
-/// Errands from this on end a man's walk: standing where it attacks the flight
-/// `errand - GUARD` of the stalemated king.
-const GUARD: u8 = 128;
 
 /// What the other side's captures and arrivals cost it: each is a square one of its men must
 /// move to; a man making several visits them one after another, on an empty board.
@@ -1398,86 +1360,24 @@ struct Errands<'a> {
     men: &'a [Man],
     /// Per square: the moves of the nearest man to stand there.
     nearest: [u8; 64],
-    /// Where a king may stand to guard a flight: never next to the other king.
-    king_allowed: u64,
-    /// Per flight of the king's square: the moves of the nearest man to attack it.
-    guard_nearest: [u8; 64],
-    /// Per square: the moves of the nearest man other than the king to attack it.
-    attack_nearest: [u8; 64],
-    /// The moves the men have.
-    a_left: u32,
 }
 
 impl<'a> Errands<'a> {
-    fn new(t: &'a Tables, men: &'a [Man], a_left: u32) -> Errands<'a> {
+    fn new(t: &'a Tables, men: &'a [Man]) -> Errands<'a> {
         let mut nearest = [INF; 64];
         for man in men {
             for (n, d) in nearest.iter_mut().zip(man.dist_all(t)) {
                 *n = (*n).min(d);
             }
         }
-        let mut attack_nearest = [INF; 64];
-        for man in men.iter().filter(|m| m.form != Form::King) {
-            let att = &t.att1[man.form as usize * 2 + man.color][man.sq];
-            for (g, a) in attack_nearest.iter_mut().enumerate() {
-                *a = (*a).min(match man.castle {
-                    0 => att[g],
-                    _ => man.dist_attacking_one(t, g, ALL),
-                });
-            }
-        }
-        Errands {
-            t,
-            men,
-            nearest,
-            king_allowed: ALL,
-            guard_nearest: [INF; 64],
-            attack_nearest,
-            a_left,
-        }
-    }
-
-    /// The king's square is `k`: where the men may stand to guard its flights, and how far.
-    fn set_king_square(&mut self, k: usize) {
-        self.king_allowed = !(self.t.ring[k] | 1 << k);
-        let king = self.men.iter().find(|m| m.form == Form::King);
-        for g in bits(self.t.ring[k]) {
-            let by_king = king.map_or(INF, |m| m.dist_attacking_one(self.t, g, self.king_allowed));
-            self.guard_nearest[g] = self.attack_nearest[g].min(by_king);
-        }
-    }
-
-    /// Whether `man` is a pawn that may promote and move on in the moves left (else a pawn
-    /// stays one: its errands and guard are a pawn's).
-    fn may_promote(&self, man: &Man) -> bool {
-        man.form == Form::Pawn && (self.t.promote[man.color][man.sq] as u32) < self.a_left
-    }
-
-    /// `man`'s moves to stand attacking flight `g`, from where it stands or (`from`) from an
-    /// errand's square.
-    fn guard_moves(&self, g: usize, man: &Man, from: Option<u8>) -> u32 {
-        let t = self.t;
-        let king = Form::King as usize;
-        let allowed = self.king_allowed;
-        match from {
-            None if man.form == Form::King => man.dist_attacking_one(t, g, allowed) as u32,
-            None => man.dist_attacking_one(t, g, ALL) as u32,
-            // A pawn may have promoted on the way.
-            Some(_) if self.may_promote(man) => 0,
-            Some(a) if man.form == Form::King => bits(t.ring[g] & allowed)
-                .map(|b| t.dist[king][a as usize][b] as u32)
-                .min()
-                .unwrap_or(INF as u32),
-            Some(a) => t.att1[man.form as usize * 2 + man.color][a as usize][g] as u32,
-        }
+        Errands { t, men, nearest }
     }
 
     /// The moves of the nearest man to run one errand.
     fn nearest(&self, square: u8) -> u32 {
-        match (square, self.nearest.get(square as usize)) {
-            (_, Some(&d)) => d.max(1) as u32,
-            (GUARD.., _) => self.guard_nearest[(square - GUARD) as usize] as u32,
-            _ => 1, // anywhere
+        match self.nearest.get(square as usize) {
+            Some(&d) => d.max(1) as u32,
+            None => 1, // anywhere
         }
     }
 
@@ -1493,17 +1393,9 @@ impl<'a> Errands<'a> {
                 return self
                     .men
                     .iter()
-                    .filter(|man| self.in_time(man, a) && self.in_time(man, b))
                     .fold(apart, |m, man| m.min(self.walk(man, &[a, b])));
             }
             _ => {}
-        }
-        // Per man, the errands it can reach in time: only those it may run.
-        let mut can = [0usize; MAX_MEN];
-        for (c, man) in can.iter_mut().zip(self.men) {
-            for (j, &s) in squares.iter().enumerate() {
-                *c |= (self.in_time(man, s) as usize) << j;
-            }
         }
         // Per subset of the errands: the cheapest single man to run them all.
         let mut best = [u32::MAX; 1 << MAX_ERRANDS];
@@ -1516,10 +1408,8 @@ impl<'a> Errands<'a> {
                     len += 1;
                 }
             }
-            for (man, &c) in self.men.iter().zip(&can) {
-                if c & mask == mask {
-                    *b = (*b).min(self.walk(man, &order[..len]));
-                }
+            for man in self.men {
+                *b = (*b).min(self.walk(man, &order[..len]));
             }
         }
         // Share the errands out: the subset holding the first errand left, then the rest.
@@ -1538,49 +1428,28 @@ impl<'a> Errands<'a> {
         least[(1 << n) - 1]
     }
 
-    /// Whether `man` can get to errand `s` in the moves left at all (its walk to any later
-    /// errand is no shorter than its way there straight).
-    fn in_time(&self, man: &Man, s: u8) -> bool {
-        let moves = match s {
-            ANYWHERE => 0,
-            GUARD.. => self.guard_moves((s - GUARD) as usize, man, None),
-            _ => man.dist_to(self.t, s as usize) as u32,
-        };
-        moves <= self.a_left
-    }
-
     /// `man`'s shortest walk visiting `squares` in some order: a move for each, and the
-    /// walk between the squares known (a detour by a square not known is no shorter); the
-    /// guard, if there, comes last and is no move of its own.
+    /// walk between the squares known (a detour by a square not known is no shorter).
     fn walk(&self, man: &Man, squares: &[u8]) -> u32 {
         let orders = [1, 1, 2, 6][squares.len()];
-        let guards = squares.iter().filter(|&&s| s >= GUARD).count();
         let mut least = u32::MAX;
         for order in &ORDERS[..orders] {
-            let order = &order[..squares.len()];
-            if guards == 1 && squares[order[squares.len() - 1]] < GUARD {
-                continue;
-            }
             let mut total = 0u32;
             let mut at: Option<u8> = None;
-            for &j in order {
+            for &j in &order[..squares.len()] {
                 let s = squares[j];
                 total += match at {
                     _ if s == ANYWHERE => continue,
-                    _ if s >= GUARD => self.guard_moves((s - GUARD) as usize, man, at),
                     None => man.dist_to(self.t, s as usize) as u32,
                     // A pawn may have promoted on the way: one move at least.
-                    Some(_) if self.may_promote(man) => 1,
-                    Some(a) if man.form == Form::Pawn => {
-                        self.t.pawn_any[man.color][a as usize][s as usize] as u32
-                    }
+                    Some(_) if man.form == Form::Pawn => 1,
                     Some(a) => self.t.dist[man.form as usize][a as usize][s as usize] as u32,
                 };
                 at = Some(s);
             }
             least = least.min(total);
         }
-        least.max((squares.len() - guards) as u32)
+        least.max(squares.len() as u32)
     }
 }
 
@@ -1614,52 +1483,19 @@ struct Fate {
 }
 
 impl Freeze<'_> {
-    /// Once the king's square is chosen: whether the other side can also attack the flights
-    /// the king's men do not hold, with the moves left after `fate`'s errands. Its men can
-    /// hold only as many more flights as they have moves left after their arrivals; so of any
-    /// one more flights than that (the hardest to attack are taken), one must be attacked,
-    /// by a man that ends its errands there.
-    fn flights_attacked(&mut self, fate: &Fate) -> bool {
-        let (king_walk, king_square) = self.king;
-        if king_square == 0 || self.leaf_fails >= LEAF_FAILS {
-            return true;
-        }
-        let k = king_square.trailing_zeros() as usize;
-        let arrive = (fate.arrive.0 | self.flights) & !king_square;
-        let open = self.errands.t.ring[k] & !self.own & !arrive;
-        let holds = self.m_left.saturating_sub(king_walk + arrive.count_ones());
-        if open.count_ones() <= holds {
-            return true;
-        }
-        let mut hardest = [(0u32, 0usize); 8];
-        let mut n = 0;
-        for g in bits(open) {
-            hardest[n] = (self.errands.nearest(GUARD + g as u8), g);
-            n += 1;
-        }
-        hardest[..n].sort_unstable_by(|a, b| b.cmp(a));
-        // The easiest of them first: one that can be attacked ends the search.
-        let attacked = hardest[..=holds as usize]
-            .iter()
-            .rev()
-            .any(|&(_, g)| self.their_moves(fate, Some(g)) <= self.a_left);
-        self.leaf_fails += !attacked as u32;
-        attacked
-    }
-
     /// Whether the stalemated side has the moves for `fate`: its men's walks add up, and
     /// each square its men must arrive on takes a man's move (maybe one of those walks);
     /// the king's walk comes on top, and it arrives on its own square only.
     fn fits(&self, fate: &Fate) -> bool {
         let (king_walk, king_square) = self.king;
-        let arrivals = ((fate.arrive.0 | self.flights) & !king_square).count_ones();
+        let arrivals = (fate.arrive.0 & !king_square).count_ones();
         king_walk + fate.walked.max(arrivals) <= self.m_left
     }
 
     /// The other side's moves for `fate`'s captures and arrivals, at least: one per
     /// capture and arrival (a move bringing a pinner may also capture or arrive: pins are
     /// counted apart), and the walks of the men making them.
-    fn their_moves(&mut self, fate: &Fate, guard: Option<usize>) -> u32 {
+    fn their_moves(&mut self, fate: &Fate) -> u32 {
         let count = fate.captured + fate.arrive.1.count_ones();
         if count > self.a_left || count as usize > MAX_ERRANDS {
             return count;
@@ -1670,13 +1506,7 @@ impl Freeze<'_> {
         for (slot, s) in squares[n..].iter_mut().zip(bits(fate.arrive.1)) {
             *slot = s as u8;
         }
-        // The flight to guard, if any, goes with the errands when there is room for it.
-        let mut len = count as usize;
-        if let Some(g) = guard.filter(|_| len < MAX_ERRANDS) {
-            squares[len] = GUARD + g as u8;
-            len += 1;
-        }
-        let squares = &mut squares[..len];
+        let squares = &mut squares[..count as usize];
         // Each errand run by its nearest man (an upper bound), and the farthest of them (a
         // lower one): when they agree on the answer, the sharing out need not be searched.
         let (mut apart, mut farthest) = (0u32, 0u32);
@@ -1691,15 +1521,10 @@ impl Freeze<'_> {
         if farthest > self.a_left {
             return farthest;
         }
-        // The same errands come up in many branches: remember the last answers (a guard's
-        // cost depends on the king's square too).
+        // The same errands come up in many branches: remember the last answers.
         squares.sort_unstable();
-        let mut key = squares.iter().fold(len as u64, |k, &s| k << 8 | s as u64);
-        if guard.is_some() {
-            key |= (self.king.1.trailing_zeros() as u64 + 1) << 32;
-        }
-        let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - ERRAND_MEMO.trailing_zeros()))
-            as usize;
+        let key = squares.iter().fold(count, |k, &s| k << 8 | s as u32);
+        let slot = (key.wrapping_mul(0x9e37_79b9) >> 27) as usize;
         if self.errand_memo[slot].0 == key {
             return self.errand_memo[slot].1;
         }
@@ -1716,7 +1541,7 @@ impl Freeze<'_> {
             return true;
         }
         if at == self.n {
-            return self.flights_attacked(&fate);
+            return true;
         }
         let i = self.order[at] as usize;
         // Each capture and each arrival of the other side is a move of its own (a capture
@@ -1734,8 +1559,7 @@ impl Freeze<'_> {
                 ANYWHERE
             };
         }
-        if self.fits(&next) && self.their_moves(&next, None) <= self.a_left && self.go(at + 1, next)
-        {
+        if self.fits(&next) && self.their_moves(&next) <= self.a_left && self.go(at + 1, next) {
             return true;
         }
         for line in 0..2 {
@@ -1770,7 +1594,7 @@ impl Freeze<'_> {
             };
             if self.fits(&next)
                 && next.arrive.1.count_ones() <= self.their_men
-                && (theirs & !fate.arrive.1 == 0 || self.their_moves(&next, None) <= self.a_left)
+                && (theirs & !fate.arrive.1 == 0 || self.their_moves(&next) <= self.a_left)
                 && self.go(at + 1, next)
             {
                 return true;
@@ -2137,7 +1961,7 @@ pub(super) mod tests {
         let t = tables();
         let pos = Position::from_fen("8/8/8/8/8/p7/P7/3K1nnk w - - 0 1").unwrap();
         let white = Army::of(&pos, Color::White, true);
-        let errands = Errands::new(t, white.men(), 3);
+        let errands = Errands::new(t, white.men());
         // The king d1 to f1 (two moves), then g1; the pawn a2 to a3 (one).
         assert_eq!(errands.least_moves(&[n("f1") as u8]), 2);
         assert_eq!(errands.least_moves(&[n("f1") as u8, n("g1") as u8]), 3);
@@ -2146,44 +1970,6 @@ pub(super) mod tests {
             errands.least_moves(&[n("f1") as u8, n("a3") as u8, ANYWHERE]),
             3
         );
-    }
-
-    /// Guarding a flight of the stalemated king ends a man's walk; a king guards only from
-    /// a square not next to the other king.
-    #[test]
-    fn a_guard_ends_the_walk() {
-        let t = tables();
-        let pos = Position::from_fen("8/8/8/8/8/p7/P7/3K1nnk w - - 0 1").unwrap();
-        let white = Army::of(&pos, Color::White, true);
-        let mut errands = Errands::new(t, white.men(), 3);
-        errands.set_king_square(n("h1"));
-        let guard = |s: &str| GUARD + n(s) as u8;
-        // h2 from g3 or h3 (g1 and g2 are next to h1): d1 to g3 is three moves.
-        assert_eq!(errands.least_moves(&[guard("h2")]), 3);
-        // The king captures on f1 and guards g1 from there.
-        assert_eq!(errands.least_moves(&[n("f1") as u8, guard("g1")]), 2);
-        // The king to f1 or f2 for g2, the pawn to a3: apart.
-        assert_eq!(errands.least_moves(&[n("a3") as u8, guard("g2")]), 3);
-        // Captures on f1 and a3, then h2: the king walks d1-e1-f1 and on to g3.
-        assert_eq!(
-            errands.least_moves(&[n("f1") as u8, n("a3") as u8, guard("h2")]),
-            5
-        );
-    }
-
-    /// Positions met in solving hpint#54 (`h=8`) with two moves of Black left and no
-    /// stalemate: Black's men must be captured or blocked, and the king's flights attacked,
-    /// by the same white king, which cannot do both in time.
-    #[test]
-    fn stalemate_bound_counts_the_guards_of_flights() {
-        for (fen, m_left, a_left) in [
-            ("8/8/8/8/8/pK6/P2pk3/3r1r2 b - - 0 1", 2, 2),
-            ("3q4/8/3b4/8/8/p2K4/P5k1/8 b - - 0 1", 2, 2),
-            ("8/8/8/8/2K5/2q5/P4p1k/4q3 w - - 0 1", 2, 3),
-            ("8/8/8/8/2r5/p4r2/P7/3bK2k w - - 0 1", 2, 3),
-        ] {
-            assert_cut(fen, m_left, a_left);
-        }
     }
 
     /// Positions met in solving hpint#31, #54, #73 (`h=5`, `h=8`), White to move before one
