@@ -1327,6 +1327,7 @@ struct Freeze<'w> {
     n_options: [usize; MAX_MEN],
     /// The man's own moves before it can be captured (`INF`: it cannot).
     capture_walk: [u32; MAX_MEN],
+    /// The men to freeze (the king apart).
     men: &'w [Man],
     /// The man's own moves before it can stand pinned along a diagonal, along a rank or
     /// file (`INF`: it cannot).
@@ -1549,8 +1550,11 @@ impl Freeze<'_> {
         // A move bringing a pinner may also capture or arrive: pins are counted apart.
         // Captured where it stands, or after a move of its own anywhere: the second costs
         // its side a move but may cost the other side less (no walk to the man).
-        let walk = self.capture_walk[i];
-        for walk in [walk, 1].into_iter().take(if walk == 0 { 2 } else { 1 }) {
+        let walks: &[u32] = match self.capture_walk[i] {
+            0 => &[0, 1],
+            walk => &[walk],
+        };
+        for &walk in walks {
             let mut next = Fate {
                 walked: fate.walked + walk,
                 captured: fate.captured + 1,
