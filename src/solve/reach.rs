@@ -1475,6 +1475,9 @@ struct Fate {
     captured: u32,
     /// Where the first captures happen (`ANYWHERE` after the man moved).
     capture_squares: [u8; MAX_ERRANDS],
+    /// Those of them (bits) that may instead happen anywhere after one more move of the
+    /// captured man: chosen at the end, when all walks are known.
+    either: u8,
     /// Men pinned along diagonals, along ranks and files.
     pinned: [u32; 2],
     /// The lines from the king taken by a pinned man.
@@ -1493,17 +1496,51 @@ impl Freeze<'_> {
         king_walk + fate.walked.max(arrivals) <= self.m_left
     }
 
+    /// Whether the captures that may happen either way can be shared out so that both sides
+    /// have the moves: each moved first costs its side a move (`fits`) and may spare the
+    /// other side's walk to it (`their_moves`). Only the most moved first that fit are tried:
+    /// more never cost the other side more.
+    fn either_way_fits(&mut self, fate: &Fate) -> bool {
+        let either = fate.either;
+        let n = either.count_ones();
+        let (king_walk, king_square) = self.king;
+        let arrivals = (fate.arrive.0 & !king_square).count_ones();
+        let room = |moved: u32| king_walk + (fate.walked + moved).max(arrivals) <= self.m_left;
+        if room(n) {
+            return true; // checked on the way: all moved first
+        }
+        // The most that fit: as many as `room` grants (fewer only cost the other side more).
+        let most = (0..n).rev().find(|&m| room(m)).unwrap_or(0);
+        let mut subset = either;
+        loop {
+            if subset.count_ones() == most && self.their_moves(fate, subset) <= self.a_left {
+                return true;
+            }
+            if subset == 0 {
+                return false;
+            }
+            subset = (subset - 1) & either;
+        }
+    }
+
     /// The other side's moves for `fate`'s captures and arrivals, at least: one per
     /// capture and arrival (a move bringing a pinner may also capture or arrive: pins are
     /// counted apart), and the walks of the men making them.
-    fn their_moves(&mut self, fate: &Fate) -> u32 {
+    /// `anywhere`: the captures (bits) that happen after the man moved.
+    fn their_moves(&mut self, fate: &Fate, anywhere: u8) -> u32 {
         let count = fate.captured + fate.arrive.1.count_ones();
         if count > self.a_left || count as usize > MAX_ERRANDS {
             return count;
         }
         let mut squares = [0u8; MAX_ERRANDS];
         let n = fate.captured as usize;
-        squares[..n].copy_from_slice(&fate.capture_squares[..n]);
+        for (j, (slot, &s)) in squares
+            .iter_mut()
+            .zip(&fate.capture_squares[..n])
+            .enumerate()
+        {
+            *slot = if anywhere >> j & 1 == 1 { ANYWHERE } else { s };
+        }
         for (slot, s) in squares[n..].iter_mut().zip(bits(fate.arrive.1)) {
             *slot = s as u8;
         }
@@ -1542,34 +1579,35 @@ impl Freeze<'_> {
             return true;
         }
         if at == self.n {
-            return true;
+            return self.either_way_fits(&fate);
         }
         let i = self.order[at] as usize;
         // Each capture and each arrival of the other side is a move of its own (a capture
         // on a square some pawn needs held is an arrival of the captured man's side there).
         // A move bringing a pinner may also capture or arrive: pins are counted apart.
-        // Captured where it stands, or after a move of its own anywhere: the second costs
-        // its side a move but may cost the other side less (no walk to the man).
-        let walks: &[u32] = match self.capture_walk[i] {
-            0 => &[0, 1],
-            walk => &[walk],
+        let walk = self.capture_walk[i];
+        let mut next = Fate {
+            walked: fate.walked + walk,
+            captured: fate.captured + 1,
+            ..fate
         };
-        for &walk in walks {
-            let mut next = Fate {
-                walked: fate.walked + walk,
-                captured: fate.captured + 1,
-                ..fate
+        let slot = fate.captured as usize;
+        if slot < MAX_ERRANDS {
+            next.capture_squares[slot] = if walk == 0 {
+                // Captured where it stands, or after a move of its own anywhere: the second
+                // costs its side a move but may cost the other side less (no walk to the
+                // man). Which is chosen at the end; till then each side is granted its best.
+                next.either |= 1 << slot;
+                self.men[i].sq as u8
+            } else {
+                ANYWHERE
             };
-            if let Some(slot) = next.capture_squares.get_mut(fate.captured as usize) {
-                *slot = if walk == 0 {
-                    self.men[i].sq as u8
-                } else {
-                    ANYWHERE
-                };
-            }
-            if self.fits(&next) && self.their_moves(&next) <= self.a_left && self.go(at + 1, next) {
-                return true;
-            }
+        }
+        if self.fits(&next)
+            && self.their_moves(&next, next.either) <= self.a_left
+            && self.go(at + 1, next)
+        {
+            return true;
         }
         for line in 0..2 {
             let walk = self.pin_walk[i][line];
@@ -1603,7 +1641,8 @@ impl Freeze<'_> {
             };
             if self.fits(&next)
                 && next.arrive.1.count_ones() <= self.their_men
-                && (theirs & !fate.arrive.1 == 0 || self.their_moves(&next) <= self.a_left)
+                && (theirs & !fate.arrive.1 == 0
+                    || self.their_moves(&next, next.either) <= self.a_left)
                 && self.go(at + 1, next)
             {
                 return true;
@@ -1785,6 +1824,7 @@ pub(in crate::solve) fn goal_reachable(
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::chess::Setup;
 
     fn n(s: &str) -> usize {
         Square::parse(s).unwrap().index()
@@ -1933,6 +1973,180 @@ pub(super) mod tests {
         assert!(
             solvable > 40,
             "only {solvable} of {tested} positions solvable"
+        );
+    }
+
+    /// Whether the side to move (the series side) can play `k` moves in a row, the other side
+    /// passing and never in check before the last, after which that other side is stalemated
+    /// (`help_end` false, `ser-=`) or makes one move stalemating the series side (`ser-h=`), by
+    /// brute force.
+    fn series_stalemate_in(pos: &Position, k: u32, help_end: bool) -> bool {
+        pos.any_successor(|_, after| {
+            if k > 1 {
+                !after.is_check()
+                    && after
+                        .pass()
+                        .is_some_and(|next| series_stalemate_in(&next, k - 1, help_end))
+            } else if help_end {
+                after.any_successor(|_, end| end.is_stalemate())
+            } else {
+                after.is_stalemate()
+            }
+        })
+    }
+
+    /// The bound never denies a stalemate a series reaches (its calls from series play: the
+    /// other side stalemated with no moves of its own, or the series side stalemated after
+    /// one reply). The help-play oracle above let two wrong cuts of series problems through.
+    #[test]
+    fn stalemate_bound_never_cuts_a_series() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let (mut solvable, mut tested) = (0, 0);
+        for fen in NEAR_STALEMATES {
+            for _walk in 0..8 {
+                let mut pos = Position::from_fen(fen).unwrap();
+                for _ply in 0..8 {
+                    let side = pos.side_to_move();
+                    for k in 1..=3 {
+                        for help_end in [false, true] {
+                            if help_end && k == 3 && tested % 4 != 0 {
+                                continue;
+                            }
+                            tested += 1;
+                            if !series_stalemate_in(&pos, k, help_end) {
+                                continue;
+                            }
+                            solvable += 1;
+                            let reachable = if help_end {
+                                goal_reachable(&pos, side, Aim::Stalemate, k, 1)
+                            } else {
+                                goal_reachable(&pos, !side, Aim::Stalemate, 0, k)
+                            };
+                            assert!(reachable, "{} k={k} help_end={help_end}", pos.to_fen());
+                        }
+                    }
+                    match pos.random_successor(&mut seed) {
+                        Some(next) => pos = next,
+                        None => break,
+                    }
+                }
+            }
+        }
+        assert!(solvable > 40, "only {solvable} of {tested} series solvable");
+    }
+
+    /// Random positions with a stalemate of Black in 3 or 4 plies that a bound taking Black's
+    /// men only where they stand cut: White captures them cheaper after they come to it.
+    #[test]
+    fn stalemate_bound_lets_men_move_before_their_capture() {
+        for (fen, k) in [
+            ("7k/1r6/4K3/7r/8/R6N/8/8 b - - 0 1", 4),
+            ("k4q2/8/8/8/8/2B5/1R4K1/4q3 w - - 0 1", 3),
+            ("2q5/8/8/1r6/8/1R6/k2K4/4N3 b - - 0 1", 4),
+            ("kB5q/1R6/8/8/8/8/2q5/2K5 w - - 0 1", 3),
+            ("8/8/5P2/8/4K3/Q5q1/7k/5q2 b - - 0 1", 4),
+        ] {
+            let p = Position::from_fen(fen).unwrap();
+            assert!(stalemate_in(&p, k), "{fen} has no stalemate");
+            assert!(
+                goal_reachable(&p, Color::Black, Aim::Stalemate, k / 2, k.div_ceil(2)),
+                "{fen} is cut"
+            );
+        }
+    }
+
+    /// A random position: both kings, one to three black men and one or two white ones (no
+    /// pawn on a first or last rank), either side to move; `None` if it is illegal.
+    fn random_position(seed: &mut u64) -> Option<Position> {
+        let mut next = |n: u64| {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            *seed % n
+        };
+        let mut board = [None; 64];
+        let mut men = vec![(Color::Black, Role::King), (Color::White, Role::King)];
+        let roles = [
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Pawn,
+            Role::Queen,
+        ];
+        for _ in 0..1 + next(3) {
+            men.push((Color::Black, roles[next(5) as usize]));
+        }
+        for _ in 0..1 + next(2) {
+            men.push((Color::White, roles[next(5) as usize]));
+        }
+        for (color, role) in men {
+            loop {
+                let sq = next(64) as usize;
+                let edge = sq / 8 == 0 || sq / 8 == 7;
+                if board[sq].is_none() && !(role == Role::Pawn && edge) {
+                    board[sq] = Some((color, role));
+                    break;
+                }
+            }
+        }
+        let side = if next(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let setup = Setup {
+            board,
+            side_to_move: side,
+            castling: Default::default(),
+            en_passant: None,
+            halfmove_clock: 0,
+            fullmove_number: 1,
+        };
+        Position::from_setup(&setup).ok()
+    }
+
+    /// The bound never denies a stalemate of Black in 3 or 4 plies of help play, nor at the
+    /// end of a series of up to 3 moves, in random positions (brute force is the oracle).
+    #[test]
+    fn stalemate_bound_never_cuts_in_random_positions() {
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let (mut solvable, mut tested) = (0, 0);
+        while tested < 3000 {
+            let Some(pos) = random_position(&mut seed) else {
+                continue;
+            };
+            tested += 1;
+            let side = pos.side_to_move();
+            let k = if side == Color::Black { 4 } else { 3 };
+            if stalemate_in(&pos, k) {
+                solvable += 1;
+                assert!(
+                    goal_reachable(&pos, Color::Black, Aim::Stalemate, k / 2, k.div_ceil(2)),
+                    "{} k={k}",
+                    pos.to_fen()
+                );
+            }
+            for k in 1..=3 {
+                for help_end in [false, true] {
+                    // A series of three then a reply is too dear for brute force here.
+                    if help_end && k == 3 {
+                        continue;
+                    }
+                    if series_stalemate_in(&pos, k, help_end) {
+                        solvable += 1;
+                        let reachable = if help_end {
+                            goal_reachable(&pos, side, Aim::Stalemate, k, 1)
+                        } else {
+                            goal_reachable(&pos, !side, Aim::Stalemate, 0, k)
+                        };
+                        assert!(reachable, "{} k={k} help_end={help_end}", pos.to_fen());
+                    }
+                }
+            }
+        }
+        assert!(
+            solvable > 200,
+            "only {solvable} solvable in {tested} positions"
         );
     }
 
