@@ -1222,6 +1222,8 @@ impl Freeze<'_> {
             opts.list[0] = (opts.least_walk, 0, 0);
             opts.len = 1;
         }
+        // Shortest walks first: `go` stops at the first way its side has no moves for.
+        opts.list[..opts.len].sort_unstable_by_key(|way| way.0);
         self.n_options[i] = opts.len;
     }
 }
@@ -1632,8 +1634,12 @@ impl Freeze<'_> {
                 return true;
             }
         }
+        let walk_room = self.m_left.saturating_sub(self.king.0 + fate.walked);
         for o in 0..self.n_options[i] {
             let (walk, own, theirs) = self.options[i][o];
+            if walk > walk_room {
+                break; // nor the rest (`fits` refuses them)
+            }
             let next = Fate {
                 walked: fate.walked + walk,
                 arrive: (fate.arrive.0 | own, fate.arrive.1 | theirs),
