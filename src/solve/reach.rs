@@ -1493,9 +1493,15 @@ impl Freeze<'_> {
     /// each square its men must arrive on takes a man's move (maybe one of those walks);
     /// the king's walk comes on top, and it arrives on its own square only.
     fn fits(&self, fate: &Fate) -> bool {
+        self.fits_parts(fate.walked, fate.arrive.0)
+    }
+
+    /// `fits` for a fate with these walks and arrivals of the stalemated side (asked
+    /// before the fate is built: most ways tried do not fit).
+    fn fits_parts(&self, walked: u32, arrive: u64) -> bool {
         let (king_walk, king_square) = self.king;
-        let arrivals = (fate.arrive.0 & !king_square).count_ones();
-        king_walk + fate.walked.max(arrivals) <= self.m_left
+        let arrivals = (arrive & !king_square).count_ones();
+        king_walk + walked.max(arrivals) <= self.m_left
     }
 
     /// Whether the captures that may happen either way can be shared out so that both sides
@@ -1618,6 +1624,13 @@ impl Freeze<'_> {
             // A man pinned where it stands takes its line from the king (one man a line).
             let ray = if walk == 0 { self.pin_ray[i] } else { 0 };
             let pin_moves = fate.pin_moves + self.pin_move[i][line];
+            if !self.fits_parts(fate.walked + walk, fate.arrive.0)
+                || !self.pinners.suffice(pinned)
+                || fate.rays & ray != 0
+                || pin_moves > self.a_left
+            {
+                continue;
+            }
             let next = Fate {
                 walked: fate.walked + walk,
                 pinned,
@@ -1625,12 +1638,7 @@ impl Freeze<'_> {
                 pin_moves,
                 ..fate
             };
-            if self.fits(&next)
-                && self.pinners.suffice(pinned)
-                && fate.rays & ray == 0
-                && pin_moves <= self.a_left
-                && self.go(at + 1, next)
-            {
+            if self.go(at + 1, next) {
                 return true;
             }
         }
@@ -1640,15 +1648,18 @@ impl Freeze<'_> {
             if walk > walk_room {
                 break; // nor the rest (`fits` refuses them)
             }
+            let arrive = (fate.arrive.0 | own, fate.arrive.1 | theirs);
+            if !self.fits_parts(fate.walked + walk, arrive.0)
+                || arrive.1.count_ones() > self.their_men
+            {
+                continue;
+            }
             let next = Fate {
                 walked: fate.walked + walk,
-                arrive: (fate.arrive.0 | own, fate.arrive.1 | theirs),
+                arrive,
                 ..fate
             };
-            if self.fits(&next)
-                && next.arrive.1.count_ones() <= self.their_men
-                && (theirs & !fate.arrive.1 == 0
-                    || self.their_moves(&next, next.either) <= self.a_left)
+            if (theirs & !fate.arrive.1 == 0 || self.their_moves(&next, next.either) <= self.a_left)
                 && self.go(at + 1, next)
             {
                 return true;
