@@ -1513,9 +1513,7 @@ impl Freeze<'_> {
     fn either_way_fits(&mut self, fate: &Fate) -> bool {
         let either = fate.either;
         let n = either.count_ones();
-        let (king_walk, king_square) = self.king;
-        let arrivals = (fate.arrive.0 & !king_square).count_ones();
-        let room = |moved: u32| king_walk + (fate.walked + moved).max(arrivals) <= self.m_left;
+        let room = |moved: u32| self.fits_parts(fate.walked + moved, fate.arrive.0);
         if room(n) {
             return true; // checked on the way: all moved first
         }
@@ -1947,41 +1945,19 @@ pub(super) mod tests {
         "7k/6pp/8/8/8/5K2/5p2/6RQ b - - 0 1",
     ];
 
-    /// The bound never denies a stalemate that exists (random walks from sparse positions
-    /// where stalemates are near; the brute-force search is the oracle).
-    #[test]
-    fn stalemate_bound_never_cuts_a_solution() {
-        let fens = NEAR_STALEMATES;
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let (mut solvable, mut tested) = (0, 0);
-        for fen in fens {
-            for _walk in 0..12 {
+    /// Calls `f` on each position of `walks` random walks of up to `plies` plies from each of
+    /// the near stalemates (the walks are the same for the same `seed`).
+    fn walk_near_stalemates(
+        mut seed: u64,
+        walks: usize,
+        plies: usize,
+        mut f: impl FnMut(&Position),
+    ) {
+        for fen in NEAR_STALEMATES {
+            for _walk in 0..walks {
                 let mut pos = Position::from_fen(fen).unwrap();
-                for _ply in 0..10 {
-                    let k = if pos.side_to_move() == Color::Black {
-                        2
-                    } else {
-                        3
-                    };
-                    // Two moves each left (the bound's largest case) now and then.
-                    let longer = (tested % 9 == 0).then_some(k + 2);
-                    for k in std::iter::once(k).chain(longer) {
-                        if stalemate_in(&pos, k) {
-                            solvable += 1;
-                            assert!(
-                                goal_reachable(
-                                    &pos,
-                                    Color::Black,
-                                    Aim::Stalemate,
-                                    k / 2,
-                                    k.div_ceil(2)
-                                ),
-                                "{} k={k}",
-                                pos.to_fen()
-                            );
-                        }
-                        tested += 1;
-                    }
+                for _ply in 0..plies {
+                    f(&pos);
                     match pos.random_successor(&mut seed) {
                         Some(next) => pos = next,
                         None => break,
@@ -1989,6 +1965,33 @@ pub(super) mod tests {
                 }
             }
         }
+    }
+
+    /// The bound never denies a stalemate that exists (random walks from sparse positions
+    /// where stalemates are near; the brute-force search is the oracle).
+    #[test]
+    fn stalemate_bound_never_cuts_a_solution() {
+        let (mut solvable, mut tested) = (0, 0);
+        walk_near_stalemates(0x9e37_79b9_7f4a_7c15, 12, 10, |pos| {
+            let k = if pos.side_to_move() == Color::Black {
+                2
+            } else {
+                3
+            };
+            // Two moves each left (the bound's largest case) now and then.
+            let longer = (tested % 9 == 0).then_some(k + 2);
+            for k in std::iter::once(k).chain(longer) {
+                if stalemate_in(pos, k) {
+                    solvable += 1;
+                    assert!(
+                        goal_reachable(pos, Color::Black, Aim::Stalemate, k / 2, k.div_ceil(2)),
+                        "{} k={k}",
+                        pos.to_fen()
+                    );
+                }
+                tested += 1;
+            }
+        });
         assert!(
             solvable > 40,
             "only {solvable} of {tested} positions solvable"
@@ -2019,21 +2022,11 @@ pub(super) mod tests {
     /// one reply). The help-play oracle above let two wrong cuts of series problems through.
     #[test]
     fn stalemate_bound_never_cuts_a_series() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
         let (mut solvable, mut tested) = (0, 0);
-        for fen in NEAR_STALEMATES {
-            for _walk in 0..8 {
-                let mut pos = Position::from_fen(fen).unwrap();
-                for _ply in 0..8 {
-                    solvable += assert_series_not_cut(&pos, tested % 4 == 0);
-                    tested += 1;
-                    match pos.random_successor(&mut seed) {
-                        Some(next) => pos = next,
-                        None => break,
-                    }
-                }
-            }
-        }
+        walk_near_stalemates(0x2545_f491_4f6c_dd1d, 8, 8, |pos| {
+            solvable += assert_series_not_cut(pos, tested % 4 == 0);
+            tested += 1;
+        });
         assert!(
             solvable > 40,
             "only {solvable} series solvable in {tested} positions"
