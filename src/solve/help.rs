@@ -258,6 +258,8 @@ struct HelpSearch<'a> {
     halted: bool,
     /// Report progress (first moves) at the root.
     progress: bool,
+    /// Per ply, the positions after the moves searched there (kept to reuse their memory).
+    children: Vec<Vec<Position>>,
 }
 
 impl HelpSearch<'_> {
@@ -309,22 +311,34 @@ impl HelpSearch<'_> {
         if self.split.hands_over(ply, pos, key, &moves) {
             return out;
         }
-        // The replies will each probe the table first: fetch all their buckets at once, so
-        // the memory waits overlap instead of coming one by one.
-        if k > TT_MIN_PLIES {
-            for (index, mv) in moves.iter().enumerate() {
-                if !self.split.skips(ply, index) {
-                    self.tt.prefetch(pos.play(mv).key() ^ self.salt);
+        // The positions after the moves, each played once. The replies will each probe the
+        // table first: fetch all their buckets at once, so the memory waits overlap instead of
+        // coming one by one.
+        let ply_slot = ply as usize;
+        if self.children.len() <= ply_slot {
+            self.children.resize_with(ply_slot + 1, Vec::new);
+        }
+        let mut children = std::mem::take(&mut self.children[ply_slot]);
+        children.clear();
+        for (index, mv) in moves.iter().enumerate() {
+            if !self.split.skips(ply, index) {
+                let after = pos.play(mv);
+                if k > TT_MIN_PLIES {
+                    self.tt.prefetch(after.key() ^ self.salt);
                 }
+                children.push(after);
             }
         }
         // k == 1 was answered above (mates_in_one, stalemates).
+        let mut afters = children.iter();
         for (index, mv) in moves.iter().enumerate() {
             if self.split.skips(ply, index) {
                 continue;
             }
-            let after = pos.play(mv);
-            let replies = self.lines(&after, k - 1, ply + 1);
+            let Some(after) = afters.next() else {
+                break;
+            };
+            let replies = self.lines(after, k - 1, ply + 1);
             if !replies.is_empty() {
                 let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
                 node.replies = replies;
@@ -337,6 +351,7 @@ impl HelpSearch<'_> {
                 break;
             }
         }
+        self.children[ply_slot] = children;
         if out.is_empty() && !self.halted && k >= TT_MIN_PLIES && !self.split.partial(ply) {
             self.tt.store_no_solution(key, k);
         }
@@ -712,6 +727,7 @@ pub(crate) fn solve(
             found: 0,
             halted: false,
             progress: false,
+            children: Vec::new(),
         })
         .collect();
     let min = if stip.half { 1 } else { 2 };
@@ -896,6 +912,7 @@ mod tests {
                             found: 0,
                             halted: false,
                             progress: false,
+                            children: Vec::new(),
                         };
                         let mut got = Vec::new();
                         uci_lines(&search.lines(&pos, k, ply), &mut Vec::new(), &mut got);
