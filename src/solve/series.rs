@@ -95,6 +95,9 @@ struct SeriesSearch<'a> {
     progress: bool,
     /// When the stalemate picture is worth drawing.
     picture: reach::PictureGate,
+    /// Per series move, the positions after the moves searched there (kept to reuse their
+    /// memory).
+    children: Vec<Vec<Position>>,
 }
 
 impl SeriesSearch<'_> {
@@ -210,32 +213,49 @@ impl SeriesSearch<'_> {
             return out;
         }
         // The series goes on from each move's position with the other side passing, which
-        // probes the table first: fetch all their buckets at once (memory waits overlap).
+        // probes the table first: play the moves once, and fetch all their buckets at once
+        // (memory waits overlap).
+        let slot = number as usize;
+        if self.children.len() <= slot {
+            self.children.resize_with(slot + 1, Vec::new);
+        }
+        let mut children = std::mem::take(&mut self.children[slot]);
+        children.clear();
         if k > 1 {
             for (index, mv) in moves.iter().enumerate() {
                 if !self.split.skips(number, index) {
-                    if let Some(next) = pos.play(mv).pass() {
+                    let after = pos.play(mv);
+                    if let Some(next) = after.pass() {
                         self.tt.prefetch(next.key() ^ self.salt);
                     }
+                    children.push(after);
                 }
             }
         }
+        let mut afters = children.iter();
         for (index, mv) in moves.iter().enumerate() {
             if self.split.skips(number, index) {
                 continue;
             }
+            let kept = afters.next();
             if checks.as_ref().is_some_and(|c| !c.may_check(mv)) {
                 continue;
             }
-            let after = pos.play(mv);
+            let played;
+            let after = match kept {
+                Some(after) => after,
+                None => {
+                    played = pos.play(mv);
+                    &played
+                }
+            };
             if k == 1 {
                 if self.tally.count(1) {
                     self.halted = true;
                     break;
                 }
                 let node = if self.end == SeriesEnd::Direct {
-                    if (self.aim != Aim::Mate || after.is_check()) && aim_reached(self.aim, &after)
-                    {
+                    if (self.aim != Aim::Mate || after.is_check()) && aim_reached(self.aim, after) {
                         let node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, false);
                         self.solutions_found(1);
                         Some(node)
@@ -243,7 +263,7 @@ impl SeriesSearch<'_> {
                         None
                     }
                 } else {
-                    let replies = self.end_moves(&after, number);
+                    let replies = self.end_moves(after, number);
                     if replies.is_empty() {
                         None
                     } else {
@@ -257,7 +277,7 @@ impl SeriesSearch<'_> {
                 out.extend(node);
             } else {
                 // The other side passes: it may not be in check, and a forced end stops here.
-                if after.is_check() || self.forced_end(&after) {
+                if after.is_check() || self.forced_end(after) {
                     continue;
                 }
                 let Some(next) = after.pass() else { continue };
@@ -275,6 +295,7 @@ impl SeriesSearch<'_> {
                 break;
             }
         }
+        self.children[slot] = children;
         if out.is_empty() && !self.halted && !self.split.partial(number) {
             self.tt.store_no_solution(key, k);
         }
@@ -355,6 +376,7 @@ pub(crate) fn solve(
             halted: false,
             progress: false,
             picture: reach::PictureGate::default(),
+            children: Vec::new(),
         })
         .collect();
     let limit = options.max_solutions.map(u64::from);
