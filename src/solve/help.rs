@@ -37,7 +37,9 @@ use super::parallel::{
     SHARE_AFTER,
 };
 use super::reach;
-use super::{NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable};
+use super::{
+    Afters, NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable,
+};
 
 /// Table key salts: help play facts for one aim never mix with those of another aim or family.
 const SALT_HELP_MATE: u64 = 0x6a09_e667_f3bc_c908;
@@ -258,8 +260,8 @@ struct HelpSearch<'a> {
     halted: bool,
     /// Report progress (first moves) at the root.
     progress: bool,
-    /// Per ply, the positions after the moves searched there (kept to reuse their memory).
-    children: Vec<Vec<Position>>,
+    /// Per ply, the positions after the moves searched there.
+    afters: Afters,
 }
 
 impl HelpSearch<'_> {
@@ -314,12 +316,7 @@ impl HelpSearch<'_> {
         // The positions after the moves, each played once. The replies will each probe the
         // table first: fetch all their buckets at once, so the memory waits overlap instead of
         // coming one by one.
-        let ply_slot = ply as usize;
-        if self.children.len() <= ply_slot {
-            self.children.resize_with(ply_slot + 1, Vec::new);
-        }
-        let mut children = std::mem::take(&mut self.children[ply_slot]);
-        children.clear();
+        let mut children = self.afters.take(ply);
         for (index, mv) in moves.iter().enumerate() {
             if !self.split.skips(ply, index) {
                 let after = pos.play(mv);
@@ -351,7 +348,7 @@ impl HelpSearch<'_> {
                 break;
             }
         }
-        self.children[ply_slot] = children;
+        self.afters.put(ply, children);
         if out.is_empty() && !self.halted && k >= TT_MIN_PLIES && !self.split.partial(ply) {
             self.tt.store_no_solution(key, k);
         }
@@ -727,7 +724,7 @@ pub(crate) fn solve(
             found: 0,
             halted: false,
             progress: false,
-            children: Vec::new(),
+            afters: Afters::default(),
         })
         .collect();
     let min = if stip.half { 1 } else { 2 };
@@ -912,7 +909,7 @@ mod tests {
                             found: 0,
                             halted: false,
                             progress: false,
-                            children: Vec::new(),
+                            afters: Afters::default(),
                         };
                         let mut got = Vec::new();
                         uci_lines(&search.lines(&pos, k, ply), &mut Vec::new(), &mut got);

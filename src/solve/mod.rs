@@ -21,6 +21,33 @@ pub use tree::{
 };
 pub use tt::TranspositionTable;
 
+/// Per depth of a line search, the positions after the moves searched there: one buffer a
+/// depth, reused, so that a search plays each move once and allocates only on first going
+/// that deep.
+#[derive(Default)]
+struct Afters(Vec<Vec<Position>>);
+
+impl Afters {
+    /// The empty buffer for `depth`; hand it back with `put`.
+    fn take(&mut self, depth: u32) -> Vec<Position> {
+        let mut v = self
+            .0
+            .get_mut(depth as usize)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        v.clear();
+        v
+    }
+
+    fn put(&mut self, depth: u32, v: Vec<Position>) {
+        let depth = depth as usize;
+        if self.0.len() <= depth {
+            self.0.resize_with(depth + 1, Vec::new);
+        }
+        self.0[depth] = v;
+    }
+}
+
 /// A problem ready to solve: a legal position and a stipulation it can start.
 #[derive(Clone, Debug)]
 pub struct Problem {

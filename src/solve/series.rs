@@ -32,7 +32,9 @@ use crate::problem::{Aim, SeriesEnd, SolveOptions};
 use super::help::{aim_reached, all_lengths, finish, known_unsolvable, CheckFilter, Lengths};
 use super::parallel::{worker_count, Gate, Handed, LineSearch, Split, Tally};
 use super::reach;
-use super::{NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable};
+use super::{
+    Afters, NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable,
+};
 
 /// Table key salts, one per (end, aim): series facts never mix with each other or with help play.
 const SALT_SERIES: [[u64; 2]; 4] = [
@@ -95,9 +97,8 @@ struct SeriesSearch<'a> {
     progress: bool,
     /// When the stalemate picture is worth drawing.
     picture: reach::PictureGate,
-    /// Per series move, the positions after the moves searched there (kept to reuse their
-    /// memory).
-    children: Vec<Vec<Position>>,
+    /// Per series move, the positions after the moves searched there.
+    afters: Afters,
 }
 
 impl SeriesSearch<'_> {
@@ -215,12 +216,7 @@ impl SeriesSearch<'_> {
         // The series goes on from each move's position with the other side passing, which
         // probes the table first: play the moves once, and fetch all their buckets at once
         // (memory waits overlap).
-        let slot = number as usize;
-        if self.children.len() <= slot {
-            self.children.resize_with(slot + 1, Vec::new);
-        }
-        let mut children = std::mem::take(&mut self.children[slot]);
-        children.clear();
+        let mut children = self.afters.take(number);
         if k > 1 {
             for (index, mv) in moves.iter().enumerate() {
                 if !self.split.skips(number, index) {
@@ -295,7 +291,7 @@ impl SeriesSearch<'_> {
                 break;
             }
         }
-        self.children[slot] = children;
+        self.afters.put(number, children);
         if out.is_empty() && !self.halted && !self.split.partial(number) {
             self.tt.store_no_solution(key, k);
         }
@@ -376,7 +372,7 @@ pub(crate) fn solve(
             halted: false,
             progress: false,
             picture: reach::PictureGate::default(),
-            children: Vec::new(),
+            afters: Afters::default(),
         })
         .collect();
     let limit = options.max_solutions.map(u64::from);
