@@ -327,12 +327,13 @@ impl HelpSearch<'_> {
             }
         }
         // k == 1 was answered above (mates_in_one, stalemates).
-        let mut afters = children.iter();
+        // One kept position per move searched, in the same order.
+        let mut kept = children.iter();
         for (index, mv) in moves.iter().enumerate() {
             if self.split.skips(ply, index) {
                 continue;
             }
-            let Some(after) = afters.next() else {
+            let Some(after) = kept.next() else {
                 break;
             };
             let replies = self.lines(after, k - 1, ply + 1);

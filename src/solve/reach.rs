@@ -1203,8 +1203,12 @@ impl Freeze<'_> {
                 0
             };
             // Promoted (only a pawn that can promote in time is asked about its officers).
-            let promotes = t.promote[man.color][man.sq] as u32 <= m_left;
-            for form in OFFICERS.into_iter().filter(|_| promotes) {
+            let promoted: &[Form] = if t.promote[man.color][man.sq] as u32 <= m_left {
+                &OFFICERS
+            } else {
+                &[]
+            };
+            for &form in promoted {
                 for (q, &p) in cone[form as usize].iter().enumerate().skip(rank).take(8) {
                     let p = p as u32;
                     if p <= m_left {

@@ -228,12 +228,13 @@ impl SeriesSearch<'_> {
                 }
             }
         }
-        let mut afters = children.iter();
+        // One kept position per move searched when k > 1, in the same order; none when k = 1.
+        let mut kept_positions = children.iter();
         for (index, mv) in moves.iter().enumerate() {
             if self.split.skips(number, index) {
                 continue;
             }
-            let kept = afters.next();
+            let kept = kept_positions.next();
             if checks.as_ref().is_some_and(|c| !c.may_check(mv)) {
                 continue;
             }
