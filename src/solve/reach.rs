@@ -984,7 +984,7 @@ fn men_can_freeze(
     // The ways' lists are large (kilobytes) and asked for millions of times: one per thread,
     // overwritten, instead of a fresh zeroed one per call.
     thread_local! {
-        static WAYS: RefCell<Ways> = const { RefCell::new([[(0, 0, 0); MAX_OPTIONS]; MAX_MEN]) };
+        static WAYS: RefCell<Ways> = const { RefCell::new([[Way::NONE; MAX_OPTIONS]; MAX_MEN]) };
     }
     WAYS.with_borrow_mut(|ways| {
         men_can_freeze_in(ways, king, king_dist, men, attackers, (m_left, a_left))
@@ -1171,7 +1171,13 @@ impl Freeze<'_> {
                 let d = spent + dist[s] as u32;
                 let arrive = t.freeze[form as usize][s] & !others;
                 if d + arrive.count_ones() <= m_left && arrive & !others_reach == 0 {
-                    opts.add(d, arrive, 0);
+                    opts.add(Way {
+                        walk: d,
+                        own: arrive,
+                        theirs: 0,
+                        end: s as u8,
+                        own_stay: true,
+                    });
                 }
             }
         };
@@ -1186,15 +1192,23 @@ impl Freeze<'_> {
                 let d = cone[Form::Pawn as usize][s] as u32;
                 let a = (s as i32 + ahead) as usize;
                 let held = (occupied & !(1 << man.sq)) >> a & 1 == 1;
+                // A pawn is stopped by any man ahead: its own side's may be captured there.
+                let way = |own, theirs| Way {
+                    walk: d,
+                    own,
+                    theirs,
+                    end: s as u8,
+                    own_stay: false,
+                };
                 if held {
-                    opts.add(d, 0, 0);
+                    opts.add(way(0, 0));
                     continue;
                 }
                 if theirs_reach(a) {
-                    opts.add(d, 0, 1 << a);
+                    opts.add(way(0, 1 << a));
                 }
                 if d < m_left && others_reach >> a & 1 == 1 {
-                    opts.add(d, 1 << a, 0);
+                    opts.add(way(1 << a, 0));
                 }
             }
             let rank = if man.color == Color::White.index() {
@@ -1225,11 +1239,14 @@ impl Freeze<'_> {
         }
         if opts.overflow {
             // Too many ways to tell apart: keep only what all of them need at least.
-            opts.list[0] = (opts.least_walk, 0, 0);
+            opts.list[0] = Way {
+                walk: opts.least_walk,
+                ..Way::NONE
+            };
             opts.len = 1;
         }
         // Shortest walks first: `go` stops at the first way its side has no moves for.
-        opts.list[..opts.len].sort_unstable_by_key(|way| way.0);
+        opts.list[..opts.len].sort_unstable_by_key(|way| way.walk);
         self.n_options[i] = opts.len;
     }
 }
@@ -1288,9 +1305,34 @@ const FREEZE_MAX_MOVES: u32 = 2;
 /// Ways for one man to end frozen, at most.
 const MAX_OPTIONS: usize = 24;
 
-/// One way for a man to end frozen: its own walk, the squares men of its side must arrive
-/// on, the squares men of the other side must arrive on.
-type Way = (u32, u64, u64);
+/// One way for a man to end frozen.
+#[derive(Clone, Copy)]
+struct Way {
+    /// Its own moves.
+    walk: u32,
+    /// The squares men of its side must arrive on.
+    own: u64,
+    /// The squares men of the other side must arrive on.
+    theirs: u64,
+    /// The square it ends on (`SOMEWHERE` when several ways were merged into one).
+    end: u8,
+    /// Whether the men arriving on `own` must stay there (an officer is stopped only by its
+    /// own side's men; a pawn also by the other side's, capturing one there).
+    own_stay: bool,
+}
+
+impl Way {
+    const NONE: Way = Way {
+        walk: 0,
+        own: 0,
+        theirs: 0,
+        end: SOMEWHERE,
+        own_stay: false,
+    };
+}
+
+/// A man's final square when it is not known.
+const SOMEWHERE: u8 = 64;
 
 /// The distinct cheapest ways of one man.
 struct Options<'a> {
@@ -1302,15 +1344,22 @@ struct Options<'a> {
 }
 
 impl Options<'_> {
-    fn add(&mut self, walk: u32, own: u64, theirs: u64) {
-        self.least_walk = self.least_walk.min(walk);
-        // A way that needs the same arrivals and walks no less is no new way.
+    fn add(&mut self, way: Way) {
+        self.least_walk = self.least_walk.min(way.walk);
+        // A way that needs the same arrivals and walks no less is no new way; the one kept
+        // then stands for both, so it asks only what both ask.
         for o in &mut self.list[..self.len] {
-            if o.1 == own && o.2 == theirs {
-                o.0 = o.0.min(walk);
-                return;
-            }
-            if o.1 & own == o.1 && o.2 & theirs == o.2 && o.0 <= walk {
+            let same = o.own == way.own && o.theirs == way.theirs;
+            if same
+                || (o.own & way.own == o.own
+                    && o.theirs & way.theirs == o.theirs
+                    && o.walk <= way.walk)
+            {
+                o.walk = o.walk.min(way.walk);
+                if o.end != way.end {
+                    o.end = SOMEWHERE;
+                }
+                o.own_stay &= way.own_stay;
                 return;
             }
         }
@@ -1318,7 +1367,7 @@ impl Options<'_> {
             self.overflow = true;
             return;
         }
-        self.list[self.len] = (walk, own, theirs);
+        self.list[self.len] = way;
         self.len += 1;
     }
 }
@@ -1492,6 +1541,12 @@ struct Fate {
     rays: u16,
     /// Moves of the other side bringing pinners onto their lines.
     pin_moves: u32,
+    /// The squares its men must arrive on and stay (not be captured there).
+    occupy: u64,
+    /// The squares the men not captured end on, where known (`ends`), and how many of them
+    /// may end anywhere else (`roaming`): each square to occupy takes one of them.
+    ends: u64,
+    roaming: u32,
 }
 
 impl Freeze<'_> {
@@ -1508,6 +1563,15 @@ impl Freeze<'_> {
         let (king_walk, king_square) = self.king;
         let arrivals = (arrive & !king_square).count_ones();
         king_walk + walked.max(arrivals) <= self.m_left
+    }
+
+    /// Whether each square its men must occupy can take a different man of its side: one
+    /// not captured that ends there or may end anywhere, or the king while its square is
+    /// open (a chosen king square is no arrival).
+    fn arrivals_filled(&self, fate: &Fate) -> bool {
+        let (_, king_square) = self.king;
+        let unfilled = fate.occupy & !king_square & !fate.ends;
+        unfilled.count_ones() <= fate.roaming + (king_square == 0) as u32
     }
 
     /// Whether the captures that may happen either way can be shared out so that both sides
@@ -1591,7 +1655,7 @@ impl Freeze<'_> {
             return true;
         }
         if at == self.n {
-            return self.either_way_fits(&fate);
+            return self.arrivals_filled(&fate) && self.either_way_fits(&fate);
         }
         let i = self.order[at] as usize;
         // Each capture and each arrival of the other side is a move of its own (a capture
@@ -1640,6 +1704,8 @@ impl Freeze<'_> {
                 pinned,
                 rays: fate.rays | ray,
                 pin_moves,
+                // Pinned where it stands, it holds no square that was empty.
+                roaming: fate.roaming + (walk > 0) as u32,
                 ..fate
             };
             if self.go(at + 1, next) {
@@ -1648,7 +1714,8 @@ impl Freeze<'_> {
         }
         let walk_room = self.m_left.saturating_sub(self.king.0 + fate.walked);
         for o in 0..self.n_options[i] {
-            let (walk, own, theirs) = self.options[i][o];
+            let way = self.options[i][o];
+            let (walk, own, theirs) = (way.walk, way.own, way.theirs);
             if walk > walk_room {
                 break; // nor the rest (`fits` refuses them)
             }
@@ -1658,9 +1725,17 @@ impl Freeze<'_> {
             {
                 continue;
             }
+            let (ends, roaming) = if way.end == SOMEWHERE {
+                (fate.ends, fate.roaming + 1)
+            } else {
+                (fate.ends | 1 << way.end, fate.roaming)
+            };
             let next = Fate {
                 walked: fate.walked + walk,
                 arrive,
+                occupy: fate.occupy | if way.own_stay { own } else { 0 },
+                ends,
+                roaming,
                 ..fate
             };
             if (theirs & !fate.arrive.1 == 0 || self.their_moves(&next, next.either) <= self.a_left)
@@ -2173,6 +2248,19 @@ pub(super) mod tests {
         ] {
             assert_cut(fen, 1, 1);
         }
+    }
+
+    /// A man holds one square: an officer stopped by its own side's men needs one staying on
+    /// each empty square along its lines; a pawn is stopped by a man captured ahead of it too.
+    #[test]
+    fn stalemate_bound_needs_a_man_for_each_square_held() {
+        // Bh2 needs g1 and g3 held, and none of Black's men can end there: the queen and the
+        // other bishop must be given away (hpint#54's search, two moves each left).
+        assert_cut("8/8/2q5/8/8/p3K3/P6b/5b1k b - - 0 1", 2, 2);
+        // hpint#96 (ser-h=3) after 1.c2-c1=Q 2.Qc1-c7: 3.Qc7-g3 Qd3*g3= stops g4 by a capture.
+        let p = Position::from_fen("8/2q5/8/8/6p1/3Q4/5K2/7k b - - 0 1").unwrap();
+        assert!(series_stalemate_in(&p, 1, true));
+        assert!(goal_reachable(&p, Color::Black, Aim::Stalemate, 1, 1));
     }
 
     /// `fen` has no stalemate of Black with `m_left` moves of Black and `a_left` of White
