@@ -1045,6 +1045,7 @@ fn men_can_freeze_in(
         a_left,
         pinners,
         their_men: attackers.len() as u32,
+        theirs_within,
         king: (0, 0),
         steps: 0,
     };
@@ -1400,6 +1401,8 @@ struct Freeze<'w> {
     a_left: u32,
     pinners: Pinners,
     their_men: u32,
+    /// The squares some man of the other side can reach in time.
+    theirs_within: u64,
     /// The king's walk and final square (as a bit), once chosen; (0, 0) before.
     king: (u32, u64),
     steps: u32,
@@ -1567,11 +1570,17 @@ impl Freeze<'_> {
 
     /// Whether each square its men must occupy can take a different man of its side: one
     /// not captured that ends there or may end anywhere, or the king while its square is
-    /// open (a chosen king square is no arrival).
-    fn arrivals_filled(&self, fate: &Fate) -> bool {
+    /// open (a chosen king square is no arrival), or one of the `undecided` men; each square
+    /// stopping a pawn also a man captured there, if the other side can get there in time.
+    fn arrivals_filled(&self, fate: &Fate, undecided: u32) -> bool {
+        if fate.arrive.0 == 0 {
+            return true; // the usual case
+        }
         let (_, king_square) = self.king;
-        let unfilled = fate.occupy & !king_square & !fate.ends;
-        unfilled.count_ones() <= fate.roaming + (king_square == 0) as u32
+        let fillers = fate.roaming + (king_square == 0) as u32 + undecided;
+        let unfilled = |squares: u64| (squares & !king_square & !fate.ends).count_ones();
+        let standing = fate.occupy | fate.arrive.0 & !self.theirs_within;
+        unfilled(standing) <= fillers && unfilled(fate.arrive.0) <= fillers + fate.captured
     }
 
     /// Whether the captures that may happen either way can be shared out so that both sides
@@ -1654,8 +1663,12 @@ impl Freeze<'_> {
         if self.steps > STEP_CAP {
             return true;
         }
+        // Men decided later may fill squares, never empty them: stop as soon as too few are left.
+        if !self.arrivals_filled(&fate, (self.n - at) as u32) {
+            return false;
+        }
         if at == self.n {
-            return self.arrivals_filled(&fate) && self.either_way_fits(&fate);
+            return self.either_way_fits(&fate);
         }
         let i = self.order[at] as usize;
         // Each capture and each arrival of the other side is a move of its own (a capture
@@ -2257,6 +2270,9 @@ pub(super) mod tests {
         // Bh2 needs g1 and g3 held, and none of Black's men can end there: the queen and the
         // other bishop must be given away (hpint#54's search, two moves each left).
         assert_cut("8/8/2q5/8/8/p3K3/P6b/5b1k b - - 0 1", 2, 2);
+        // a3 is stopped only by a man of Black's on a2 (White cannot get there in two moves):
+        // the rook, which must then stay there; nor can it be frozen there (hpint#54's search).
+        assert_cut("8/8/8/8/8/p5K1/7r/6bk w - - 0 1", 1, 2);
         // hpint#96 (ser-h=3) after 1.c2-c1=Q 2.Qc1-c7: 3.Qc7-g3 Qd3*g3= stops g4 by a capture.
         let p = Position::from_fen("8/2q5/8/8/6p1/3Q4/5K2/7k b - - 0 1").unwrap();
         assert!(series_stalemate_in(&p, 1, true));
