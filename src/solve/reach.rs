@@ -1579,7 +1579,7 @@ impl Freeze<'_> {
         let (_, king_square) = self.king;
         let fillers = fate.roaming + (king_square == 0) as u32 + undecided;
         let unfilled = |squares: u64| (squares & !king_square & !fate.ends).count_ones();
-        let standing = fate.occupy | fate.arrive.0 & !self.theirs_within;
+        let standing = fate.occupy | (fate.arrive.0 & !self.theirs_within);
         unfilled(standing) <= fillers && unfilled(fate.arrive.0) <= fillers + fate.captured
     }
 
