@@ -1547,7 +1547,8 @@ struct Fate {
     /// The squares its men must arrive on and stay (not be captured there).
     occupy: u64,
     /// The squares the men not captured end on, where known (`ends`), and how many of them
-    /// may end anywhere else (`roaming`): each square to occupy takes one of them.
+    /// may end anywhere else (`roaming`): each square to occupy, or stopping a pawn, takes
+    /// one of them or (a pawn's) a man captured there (`arrivals_filled`).
     ends: u64,
     roaming: u32,
 }
@@ -1727,8 +1728,13 @@ impl Freeze<'_> {
         }
         let walk_room = self.m_left.saturating_sub(self.king.0 + fate.walked);
         for o in 0..self.n_options[i] {
-            let way = self.options[i][o];
-            let (walk, own, theirs) = (way.walk, way.own, way.theirs);
+            let Way {
+                walk,
+                own,
+                theirs,
+                end,
+                own_stay,
+            } = self.options[i][o];
             if walk > walk_room {
                 break; // nor the rest (`fits` refuses them)
             }
@@ -1738,15 +1744,15 @@ impl Freeze<'_> {
             {
                 continue;
             }
-            let (ends, roaming) = if way.end == SOMEWHERE {
+            let (ends, roaming) = if end == SOMEWHERE {
                 (fate.ends, fate.roaming + 1)
             } else {
-                (fate.ends | 1 << way.end, fate.roaming)
+                (fate.ends | 1 << end, fate.roaming)
             };
             let next = Fate {
                 walked: fate.walked + walk,
                 arrive,
-                occupy: fate.occupy | if way.own_stay { own } else { 0 },
+                occupy: fate.occupy | if own_stay { own } else { 0 },
                 ends,
                 roaming,
                 ..fate
