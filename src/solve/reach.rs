@@ -1767,6 +1767,75 @@ impl Freeze<'_> {
     }
 }
 
+/// How often a test cut the positions it was asked about, per number of moves left: where
+/// it rarely cuts it is not worth its cost, and is asked only now and then (in case the play
+/// has moved on). One per search (and thread).
+#[derive(Default)]
+pub(in crate::solve) struct CutRate {
+    asked: [u32; RATE_SLOTS],
+    cut: [u32; RATE_SLOTS],
+    skipped: [u32; RATE_SLOTS],
+}
+
+const RATE_SLOTS: usize = 32;
+/// Answers per number of moves left before the rate is judged.
+const RATE_TRIAL: u32 = 128;
+/// Asked while not worth it once in this many.
+const RATE_PROBE: u32 = 256;
+
+impl CutRate {
+    /// Whether to ask the test with `left` moves left: it has cut at least one position in
+    /// `min_cuts` there, or has not been judged yet, or it is time to look again.
+    fn worth_asking(&mut self, left: u32, min_cuts: u32) -> bool {
+        let slot = (left as usize).min(RATE_SLOTS - 1);
+        if self.asked[slot] >= RATE_TRIAL && self.cut[slot] * min_cuts < self.asked[slot] {
+            self.skipped[slot] += 1;
+            return self.skipped[slot].is_multiple_of(RATE_PROBE);
+        }
+        true
+    }
+
+    fn answered(&mut self, left: u32, cut: bool) {
+        let slot = (left as usize).min(RATE_SLOTS - 1);
+        self.asked[slot] += 1;
+        self.cut[slot] += cut as u32;
+    }
+}
+
+/// `goal_reachable` for series play, asked only where it cuts: with three or more series
+/// moves left it rarely does (a man has moves to spare), and a series node costs far less
+/// than the bound (most are answered by the table).
+#[derive(Default)]
+pub(in crate::solve) struct SeriesBound {
+    rate: CutRate,
+}
+
+/// The bound is always asked with this many series moves left or fewer.
+const SERIES_BOUND_ALWAYS: u32 = 2;
+/// Beyond, it is asked where it cuts at least one position in this many.
+const SERIES_BOUND_MIN_CUTS: u32 = 8;
+
+impl SeriesBound {
+    /// `goal_reachable(pos, mated, aim, m_left, a_left)` with `series_left` series moves to
+    /// go; true (unknown) when not worth asking.
+    pub(in crate::solve) fn goal_reachable(
+        &mut self,
+        pos: &Position,
+        (mated, aim): (Color, Aim),
+        (m_left, a_left): (u32, u32),
+        series_left: u32,
+    ) -> bool {
+        if series_left > SERIES_BOUND_ALWAYS
+            && !self.rate.worth_asking(series_left, SERIES_BOUND_MIN_CUTS)
+        {
+            return true;
+        }
+        let reachable = goal_reachable(pos, mated, aim, m_left, a_left);
+        self.rate.answered(series_left, !reachable);
+        reachable
+    }
+}
+
 /// Whether `mated` (its king) can still be mated (stalemated) with `m_left` moves of its own
 /// and `a_left` moves of the other side, the last of which reaches the aim.
 pub(in crate::solve) fn goal_reachable(
@@ -2251,6 +2320,25 @@ pub(super) mod tests {
             solvable > 200,
             "only {solvable} solvable in {tested} positions"
         );
+    }
+
+    /// A test that rarely cuts is asked only once in `RATE_PROBE` times after its trial; one
+    /// that cuts often enough goes on being asked.
+    #[test]
+    fn cut_rate_stops_asking_where_the_test_rarely_cuts() {
+        let mut rate = CutRate::default();
+        for i in 0..RATE_TRIAL {
+            assert!(rate.worth_asking(3, 8) && rate.worth_asking(2, 8));
+            rate.answered(3, i % 100 == 0);
+            rate.answered(2, i % 4 == 0);
+        }
+        let asked = (0..2 * RATE_PROBE)
+            .filter(|_| rate.worth_asking(3, 8))
+            .count();
+        assert_eq!(asked, 2);
+        assert!((0..RATE_PROBE).all(|_| rate.worth_asking(2, 8)));
+        // Judged per number of moves left: a fresh one is asked.
+        assert!(rate.worth_asking(4, 8));
     }
 
     /// Positions met in solving hpint#33 (`h=4`), one move of each side left and no stalemate,

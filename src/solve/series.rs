@@ -97,6 +97,8 @@ struct SeriesSearch<'a> {
     progress: bool,
     /// When the stalemate picture is worth drawing.
     picture: reach::PictureGate,
+    /// When the bound is worth asking.
+    bound: reach::SeriesBound,
     /// Per series move, the positions after the moves searched there.
     afters: Afters,
 }
@@ -188,7 +190,10 @@ impl SeriesSearch<'_> {
         // other side once at the end (or never, in ser-# and ser-=).
         let series_side = pos.side_to_move();
         let reachable = match self.end {
-            SeriesEnd::Direct => reach::goal_reachable(pos, !series_side, self.aim, 0, k),
+            SeriesEnd::Direct => {
+                self.bound
+                    .goal_reachable(pos, (!series_side, self.aim), (0, k), k)
+            }
             _ => {
                 // The picture's steps count as work done (a node budget bounds time).
                 let picture = self.aim != Aim::Stalemate
@@ -196,7 +201,10 @@ impl SeriesSearch<'_> {
                 if self.tally.count(self.picture.take_work()) {
                     self.halted = true;
                 }
-                picture && reach::goal_reachable(pos, series_side, self.aim, k, 1)
+                picture
+                    && self
+                        .bound
+                        .goal_reachable(pos, (series_side, self.aim), (k, 1), k)
             }
         };
         if !reachable {
@@ -373,6 +381,7 @@ pub(crate) fn solve(
             halted: false,
             progress: false,
             picture: reach::PictureGate::default(),
+            bound: reach::SeriesBound::default(),
             afters: Afters::default(),
         })
         .collect();

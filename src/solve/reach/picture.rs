@@ -15,8 +15,8 @@
 use crate::chess::{Color, Position};
 
 use super::{
-    bits, pinnable, tables, within, Army, Form, Man, Pinners, FREEZE_MAX_MOVES, INF, MAX_MEN,
-    OFFICERS,
+    bits, pinnable, tables, within, Army, CutRate, Form, Man, Pinners, FREEZE_MAX_MOVES, INF,
+    MAX_MEN, OFFICERS,
 };
 
 /// Ways one man may end, at most; of more, the cheapest are kept and the rest become one
@@ -112,21 +112,16 @@ struct Picture<'e> {
 /// rarely does (asking again now and then, in case the play has moved on).
 #[derive(Default)]
 pub(in crate::solve) struct PictureGate {
-    asked: [u32; GATE_SLOTS],
-    cut: [u32; GATE_SLOTS],
-    skipped: [u32; GATE_SLOTS],
+    rate: CutRate,
     /// Search steps not yet counted as work (`take_work`).
     steps: u64,
 }
 
-const GATE_SLOTS: usize = 32;
 /// Search steps of the picture as costly as one node of the play (measured: a step takes
 /// about a quarter of a node's time).
 const STEPS_PER_NODE: u64 = 4;
-/// Answers per number of moves left before the gate judges.
-const GATE_TRIAL: u32 = 128;
-/// Asked while disabled once in this many.
-const GATE_PROBE: u32 = 256;
+/// The picture is asked where it cuts at least one position in two.
+const PICTURE_MIN_CUTS: u32 = 2;
 
 impl PictureGate {
     /// Whether `mated` (to move or not) can end stalemated with `m_left` moves of its own and
@@ -141,12 +136,8 @@ impl PictureGate {
         if m_left <= FREEZE_MAX_MOVES || a_left > 1 {
             return true;
         }
-        let slot = (m_left as usize).min(GATE_SLOTS - 1);
-        if self.asked[slot] >= GATE_TRIAL && self.cut[slot] * 2 < self.asked[slot] {
-            self.skipped[slot] += 1;
-            if !self.skipped[slot].is_multiple_of(GATE_PROBE) {
-                return true;
-            }
+        if !self.rate.worth_asking(m_left, PICTURE_MIN_CUTS) {
+            return true;
         }
         let t = tables();
         let king = Man::king_of(pos, mated);
@@ -156,8 +147,7 @@ impl PictureGate {
         let (possible, steps) =
             picture_possible(&king_dist, men.men(), attackers.men(), m_left, a_left);
         self.steps += steps as u64;
-        self.asked[slot] += 1;
-        self.cut[slot] += !possible as u32;
+        self.rate.answered(m_left, !possible);
         possible
     }
 
