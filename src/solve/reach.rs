@@ -1772,21 +1772,22 @@ impl Freeze<'_> {
 /// has moved on). One per search (and thread).
 #[derive(Default)]
 pub(in crate::solve) struct CutRate {
-    asked: [u32; RATE_SLOTS],
-    cut: [u32; RATE_SLOTS],
-    skipped: [u32; RATE_SLOTS],
+    // Wide enough for any search: an hour of calls at one number of moves left overflows u32.
+    asked: [u64; RATE_SLOTS],
+    cut: [u64; RATE_SLOTS],
+    skipped: [u64; RATE_SLOTS],
 }
 
 const RATE_SLOTS: usize = 32;
 /// Answers per number of moves left before the rate is judged.
-const RATE_TRIAL: u32 = 128;
+const RATE_TRIAL: u64 = 128;
 /// Asked while not worth it once in this many.
-const RATE_PROBE: u32 = 256;
+const RATE_PROBE: u64 = 256;
 
 impl CutRate {
     /// Whether to ask the test with `left` moves left: it has cut at least one position in
     /// `min_cuts` there, or has not been judged yet, or it is time to look again.
-    fn worth_asking(&mut self, left: u32, min_cuts: u32) -> bool {
+    fn worth_asking(&mut self, left: u32, min_cuts: u64) -> bool {
         let slot = (left as usize).min(RATE_SLOTS - 1);
         if self.asked[slot] >= RATE_TRIAL && self.cut[slot] * min_cuts < self.asked[slot] {
             self.skipped[slot] += 1;
@@ -1798,7 +1799,7 @@ impl CutRate {
     fn answered(&mut self, left: u32, cut: bool) {
         let slot = (left as usize).min(RATE_SLOTS - 1);
         self.asked[slot] += 1;
-        self.cut[slot] += cut as u32;
+        self.cut[slot] += cut as u64;
     }
 }
 
@@ -1813,7 +1814,7 @@ pub(in crate::solve) struct SeriesBound {
 /// The bound is always asked with this many series moves left or fewer.
 const SERIES_BOUND_ALWAYS: u32 = 2;
 /// Beyond, it is asked where it cuts at least one position in this many.
-const SERIES_BOUND_MIN_CUTS: u32 = 8;
+const SERIES_BOUND_MIN_CUTS: u64 = 8;
 
 impl SeriesBound {
     /// `goal_reachable(pos, mated, aim, m_left, a_left)` with `series_left` series moves to
@@ -1825,9 +1826,10 @@ impl SeriesBound {
         (m_left, a_left): (u32, u32),
         series_left: u32,
     ) -> bool {
-        if series_left > SERIES_BOUND_ALWAYS
-            && !self.rate.worth_asking(series_left, SERIES_BOUND_MIN_CUTS)
-        {
+        if series_left <= SERIES_BOUND_ALWAYS {
+            return goal_reachable(pos, mated, aim, m_left, a_left);
+        }
+        if !self.rate.worth_asking(series_left, SERIES_BOUND_MIN_CUTS) {
             return true;
         }
         let reachable = goal_reachable(pos, mated, aim, m_left, a_left);

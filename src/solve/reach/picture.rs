@@ -121,7 +121,7 @@ pub(in crate::solve) struct PictureGate {
 /// about a quarter of a node's time).
 const STEPS_PER_NODE: u64 = 4;
 /// The picture is asked where it cuts at least one position in two.
-const PICTURE_MIN_CUTS: u32 = 2;
+const PICTURE_MIN_CUTS: u64 = 2;
 
 impl PictureGate {
     /// Whether `mated` (to move or not) can end stalemated with `m_left` moves of its own and
