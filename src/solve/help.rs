@@ -262,6 +262,8 @@ struct HelpSearch<'a> {
     progress: bool,
     /// Per ply, the positions after the moves searched there.
     afters: Afters,
+    /// When the bound is worth asking.
+    bound: reach::Bound,
 }
 
 impl HelpSearch<'_> {
@@ -275,6 +277,7 @@ impl HelpSearch<'_> {
             self.halted = true;
             return Vec::new();
         }
+        self.bound.node();
         let key = if k >= TT_MIN_PLIES {
             pos.key() ^ self.salt
         } else {
@@ -292,6 +295,7 @@ impl HelpSearch<'_> {
             self.tt.store_no_solution(key, k);
             return Vec::new();
         }
+        let mark = self.bound.mark();
         let (number, dots) = self.numbering.at(ply);
         let mut out = Vec::new();
         let mut moves = MoveList::new();
@@ -350,6 +354,7 @@ impl HelpSearch<'_> {
             }
         }
         self.afters.put(ply, children);
+        self.bound.searched(k, mark);
         if out.is_empty() && !self.halted && k >= TT_MIN_PLIES && !self.split.partial(ply) {
             self.tt.store_no_solution(key, k);
         }
@@ -357,7 +362,7 @@ impl HelpSearch<'_> {
     }
 
     /// Whether the aim may still be reached in the `k` plies left (see `reach`).
-    fn reachable(&self, pos: &Position, k: u32) -> bool {
+    fn reachable(&mut self, pos: &Position, k: u32) -> bool {
         if k < REACH_MIN_PLIES {
             return true;
         }
@@ -367,7 +372,8 @@ impl HelpSearch<'_> {
         } else {
             !pos.side_to_move()
         };
-        reach::goal_reachable(pos, !last, self.aim, k / 2, k.div_ceil(2))
+        self.bound
+            .goal_reachable(pos, (!last, self.aim), (k / 2, k.div_ceil(2)), k)
     }
 
     /// The lines of `h#1` from `pos` (two plies), with the moves before the mate played on
@@ -726,6 +732,7 @@ pub(crate) fn solve(
             halted: false,
             progress: false,
             afters: Afters::default(),
+            bound: reach::Bound::help(),
         })
         .collect();
     let min = if stip.half { 1 } else { 2 };
@@ -911,6 +918,7 @@ mod tests {
                             halted: false,
                             progress: false,
                             afters: Afters::default(),
+                            bound: reach::Bound::help(),
                         };
                         let mut got = Vec::new();
                         uci_lines(&search.lines(&pos, k, ply), &mut Vec::new(), &mut got);

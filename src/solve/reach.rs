@@ -1790,10 +1790,17 @@ impl CutRate {
     fn worth_asking(&mut self, left: u32, min_cuts: u64) -> bool {
         let slot = (left as usize).min(RATE_SLOTS - 1);
         if self.asked[slot] >= RATE_TRIAL && self.cut[slot] * min_cuts < self.asked[slot] {
-            self.skipped[slot] += 1;
-            return self.skipped[slot].is_multiple_of(RATE_PROBE);
+            return self.probe_now(left);
         }
         true
+    }
+
+    /// When a test is not worth asking: whether to ask it this time anyway (once in
+    /// `RATE_PROBE` times, in case the play has moved on).
+    fn probe_now(&mut self, left: u32) -> bool {
+        let slot = (left as usize).min(RATE_SLOTS - 1);
+        self.skipped[slot] += 1;
+        self.skipped[slot].is_multiple_of(RATE_PROBE)
     }
 
     fn answered(&mut self, left: u32, cut: bool) {
@@ -1803,37 +1810,149 @@ impl CutRate {
     }
 }
 
-/// `goal_reachable` for series play, asked only where it cuts: with three or more series
-/// moves left it rarely does (a man has moves to spare), and a series node costs far less
-/// than the bound (most are answered by the table).
-#[derive(Default)]
-pub(in crate::solve) struct SeriesBound {
+/// `goal_reachable` asked only where it pays. Near the end it cuts most positions and is
+/// always asked. Higher up a side has moves to spare and it rarely cuts; there it is asked
+/// only where the work it spares (the share of positions it cuts, times the work below a
+/// position it cuts) outweighs its own cost. The work below a cut position is measured by
+/// searching a few of them anyway. Work is counted in nodes, a call of the bound as
+/// `BOUND_COST` of them; each search (and thread) has its own `Bound`.
+pub(in crate::solve) struct Bound {
     rate: CutRate,
+    /// Always asked with this many moves (series moves, plies) left or fewer.
+    always: u32,
+    /// Work done by this search so far.
+    work: u64,
+    /// Whether the last position asked about is a cut one searched to measure the work.
+    sampling: bool,
+    /// Per number of moves left: the work below the cut positions searched, and how many.
+    below: [u64; RATE_SLOTS],
+    sampled: [u64; RATE_SLOTS],
 }
 
-/// The bound is always asked with this many series moves left or fewer.
-const SERIES_BOUND_ALWAYS: u32 = 2;
-/// Beyond, it is asked where it cuts at least one position in this many.
-const SERIES_BOUND_MIN_CUTS: u64 = 8;
+/// What one call of the bound costs, in nodes (callgrind: hpint#53 `h=4`, about 11,000
+/// instructions a call against 800 a node).
+const BOUND_COST: u64 = 12;
+/// Cut positions searched anyway per number of moves left, to measure the work below them.
+const SAMPLES: u64 = 4;
+/// Until then, the bound is taken to pay where it cuts at least one position in this many.
+const FEW_SAMPLES_MIN_CUTS: u64 = 8;
+/// Of the cut positions, every this many is searched until there are `SAMPLES`.
+const SAMPLE_EVERY: u64 = 2;
 
-impl SeriesBound {
-    /// `goal_reachable(pos, mated, aim, m_left, a_left)` with `series_left` series moves to
-    /// go; true (unknown) when not worth asking.
+/// Where a position's search began (`Bound::mark`).
+pub(in crate::solve) struct Mark {
+    work: u64,
+    sample: bool,
+}
+
+impl Bound {
+    fn new(always: u32) -> Bound {
+        Bound {
+            rate: CutRate::default(),
+            always,
+            work: 0,
+            sampling: false,
+            below: [0; RATE_SLOTS],
+            sampled: [0; RATE_SLOTS],
+        }
+    }
+
+    /// Series play: always asked with two series moves left or fewer.
+    pub(in crate::solve) fn series() -> Bound {
+        Bound::new(2)
+    }
+
+    /// Help play: always asked with three plies left or fewer.
+    pub(in crate::solve) fn help() -> Bound {
+        Bound::new(3)
+    }
+
+    /// Counts a node searched.
+    #[inline]
+    pub(in crate::solve) fn node(&mut self) {
+        self.work += 1;
+    }
+
+    /// Where the search of the position last let through begins.
+    #[inline]
+    pub(in crate::solve) fn mark(&mut self) -> Mark {
+        let sample = std::mem::take(&mut self.sampling);
+        Mark {
+            work: self.work,
+            sample,
+        }
+    }
+
+    /// The position marked at `mark`, with `left` moves left, has been searched.
+    #[inline]
+    pub(in crate::solve) fn searched(&mut self, left: u32, mark: Mark) {
+        if mark.sample {
+            let slot = (left as usize).min(RATE_SLOTS - 1);
+            self.below[slot] += self.work - mark.work;
+            self.sampled[slot] += 1;
+        }
+    }
+
+    /// Whether the bound spares more work than it costs with `left` moves left (taken to,
+    /// until that is known).
+    fn pays(&self, slot: usize) -> bool {
+        let (asked, cut) = (self.rate.asked[slot], self.rate.cut[slot]);
+        let (below, sampled) = (self.below[slot], self.sampled[slot]);
+        if asked < RATE_TRIAL {
+            return true;
+        }
+        if sampled < SAMPLES {
+            // Too few cuts yet to tell the work below them: it pays if it cuts often.
+            return cut * FEW_SAMPLES_MIN_CUTS >= asked;
+        }
+        // cut / asked * below / sampled >= BOUND_COST, without dividing.
+        cut as u128 * below as u128 >= (asked * BOUND_COST) as u128 * sampled as u128
+    }
+
+    /// `goal_reachable(pos, mated, aim, m_left, a_left)` with `left` moves (series moves or
+    /// plies) to go; true (unknown) when not worth asking, and for the cut positions
+    /// searched to measure the work below them.
     pub(in crate::solve) fn goal_reachable(
         &mut self,
         pos: &Position,
         (mated, aim): (Color, Aim),
         (m_left, a_left): (u32, u32),
-        series_left: u32,
+        left: u32,
     ) -> bool {
-        if series_left <= SERIES_BOUND_ALWAYS {
-            return goal_reachable(pos, mated, aim, m_left, a_left);
-        }
-        if !self.rate.worth_asking(series_left, SERIES_BOUND_MIN_CUTS) {
+        if !self.ask(left) {
             return true;
         }
         let reachable = goal_reachable(pos, mated, aim, m_left, a_left);
-        self.rate.answered(series_left, !reachable);
+        self.answered(left, reachable)
+    }
+
+    /// Whether to ask the bound with `left` moves left (its cost is counted if so).
+    fn ask(&mut self, left: u32) -> bool {
+        self.sampling = false;
+        if left > self.always {
+            let slot = (left as usize).min(RATE_SLOTS - 1);
+            if !self.pays(slot) && !self.rate.probe_now(left) {
+                return false;
+            }
+        }
+        self.work += BOUND_COST;
+        true
+    }
+
+    /// Records the bound's answer with `left` moves left; whether to search the position.
+    fn answered(&mut self, left: u32, reachable: bool) -> bool {
+        if left <= self.always {
+            return reachable;
+        }
+        let slot = (left as usize).min(RATE_SLOTS - 1);
+        self.rate.answered(left, !reachable);
+        if !reachable
+            && self.sampled[slot] < SAMPLES
+            && self.rate.cut[slot].is_multiple_of(SAMPLE_EVERY)
+        {
+            self.sampling = true;
+            return true;
+        }
         reachable
     }
 }
@@ -2341,6 +2460,50 @@ pub(super) mod tests {
         assert!((0..RATE_PROBE).all(|_| rate.worth_asking(2, 8)));
         // Judged per number of moves left: a fresh one is asked.
         assert!(rate.worth_asking(4, 8));
+    }
+
+    /// Asks the bound with `left` moves left as a search would, the bound answering `cut`;
+    /// `below`: the nodes searched below the position when it is searched. Whether asked.
+    fn ask_as_search(bound: &mut Bound, left: u32, cut: bool, below: u64) -> bool {
+        bound.node();
+        let asked = bound.ask(left);
+        let search = !asked || bound.answered(left, !cut);
+        if search {
+            let mark = bound.mark();
+            (0..below).for_each(|_| bound.node());
+            bound.searched(left, mark);
+        }
+        asked
+    }
+
+    /// Near the end the bound is always asked. Higher up it is asked where the work it
+    /// spares outweighs its cost: cutting one position in ten pays where the cut positions
+    /// hold thousands of nodes, not where they hold a hundred, and cutting one in four
+    /// does not pay where they hold ten. With too few cuts to measure that, it is asked
+    /// where it cuts at least one position in eight.
+    #[test]
+    fn bound_is_asked_where_it_pays() {
+        // (moves left, one cut in how many, nodes below a position, whether asked)
+        for (left, every, below, pays) in [
+            (3, 1000, 10, true),
+            (5, 10, 5_000, true),
+            (5, 10, 100, false),
+            (6, 4, 10, false),
+            (6, 50, 100_000, false),
+        ] {
+            let mut bound = Bound::help();
+            for i in 0..RATE_TRIAL * every {
+                ask_as_search(&mut bound, left, i % every == 0, below);
+            }
+            let asked = (0..2 * RATE_PROBE)
+                .filter(|&i| ask_as_search(&mut bound, left, i % every == 0, below))
+                .count() as u64;
+            let expected = if pays { 2 * RATE_PROBE } else { 2 };
+            assert_eq!(
+                asked, expected,
+                "{left} moves left, 1 cut in {every}, {below} below"
+            );
+        }
     }
 
     /// Positions met in solving hpint#33 (`h=4`), one move of each side left and no stalemate,

@@ -98,7 +98,7 @@ struct SeriesSearch<'a> {
     /// When the stalemate picture is worth drawing.
     picture: reach::PictureGate,
     /// When the bound is worth asking.
-    bound: reach::SeriesBound,
+    bound: reach::Bound,
     /// Per series move, the positions after the moves searched there.
     afters: Afters,
 }
@@ -172,6 +172,7 @@ impl SeriesSearch<'_> {
             self.halted = true;
             return Vec::new();
         }
+        self.bound.node();
         let key = pos.key() ^ self.salt;
         if let Some(e) = self.tt.probe(key) {
             if known_unsolvable(e.no_solution_in, k) {
@@ -211,6 +212,7 @@ impl SeriesSearch<'_> {
             self.tt.store_no_solution(key, k);
             return out;
         }
+        let mark = self.bound.mark();
         let mut moves = MoveList::new();
         pos.legal_moves(&mut moves);
         let checks = (k == 1 && self.end == SeriesEnd::Direct && self.aim == Aim::Mate)
@@ -301,6 +303,7 @@ impl SeriesSearch<'_> {
             }
         }
         self.afters.put(number, children);
+        self.bound.searched(k, mark);
         if out.is_empty() && !self.halted && !self.split.partial(number) {
             self.tt.store_no_solution(key, k);
         }
@@ -381,7 +384,7 @@ pub(crate) fn solve(
             halted: false,
             progress: false,
             picture: reach::PictureGate::default(),
-            bound: reach::SeriesBound::default(),
+            bound: reach::Bound::series(),
             afters: Afters::default(),
         })
         .collect();
