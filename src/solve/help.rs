@@ -20,7 +20,8 @@
 //! check are played (`CheckFilter`); and a position from which the final mate (stalemate) cannot
 //! be reached in the moves each side has left is not searched (`reach::goal_reachable`, a
 //! relaxation of the final position measured in empty-board distances, in the spirit of
-//! Popeye's intelligent mode but without its target positions).
+//! Popeye's intelligent mode but without its target positions). Near the end it cuts most
+//! positions; higher up it is asked only where it spares more work than it costs (`reach::Bound`).
 //!
 //! On several threads each length's first moves, and then their replies, are shared out among
 //! one search per thread (`parallel::share_out`); the lines are read back in move order, so they

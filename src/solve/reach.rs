@@ -1862,9 +1862,10 @@ impl Bound {
         Bound::new(2)
     }
 
-    /// Help play: always asked with three plies left or fewer.
+    /// Help play: always asked with two plies left or fewer (with three it cuts most
+    /// positions in help-stalemates, few in the helpmates in three, where it does not pay).
     pub(in crate::solve) fn help() -> Bound {
-        Bound::new(3)
+        Bound::new(2)
     }
 
     /// Counts a node searched.
@@ -2485,7 +2486,7 @@ pub(super) mod tests {
     fn bound_is_asked_where_it_pays() {
         // (moves left, one cut in how many, nodes below a position, whether asked)
         for (left, every, below, pays) in [
-            (3, 1000, 10, true),
+            (2, 1000, 10, true),
             (5, 10, 5_000, true),
             (5, 10, 100, false),
             (6, 4, 10, false),
