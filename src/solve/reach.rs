@@ -91,6 +91,23 @@ struct Tables {
     /// `[form][from][r]`: squares a piece (not a pawn) reaches in at most `r` moves, for `r`
     /// up to `FREEZE_MAX_MOVES`.
     near: Vec<[[u64; FREEZE_MAX_MOVES as usize + 1]; 64]>,
+    /// `[promoted_slot(color, from, m)]`: where a pawn may stand frozen as an officer within
+    /// `m` moves (up to `FREEZE_MAX_MOVES`), in the order the freeze test lists its ways.
+    promoted: Vec<Box<[Promoted]>>,
+}
+
+/// A square a pawn may stand frozen on as an officer, after promoting.
+#[derive(Clone, Copy)]
+struct Promoted {
+    /// The pawn's moves to stand there.
+    walk: u8,
+    end: u8,
+    /// The squares its side must hold for it to stand immobile there (`Tables::freeze`).
+    needs: u64,
+}
+
+fn promoted_slot(color: usize, from: usize, m: u32) -> usize {
+    (color * 64 + from) * (FREEZE_MAX_MOVES as usize + 1) + m as usize
 }
 
 fn sq(f: i32, r: i32) -> Option<usize> {
@@ -358,7 +375,38 @@ fn tables() -> &'static Tables {
                 }
             }
         }
+        // Every officer, every square of the last rank it promotes on in time, every square
+        // it reaches from there in the moves left.
+        let mut promoted = Vec::with_capacity(2 * 64 * (FREEZE_MAX_MOVES as usize + 1));
+        for color in Color::ALL {
+            let c = color.index();
+            let rank = if color == Color::White { 56 } else { 0 };
+            for (from, cones) in pawn[c].iter().enumerate() {
+                for m in 0..=FREEZE_MAX_MOVES {
+                    let mut list = Vec::new();
+                    for form in OFFICERS {
+                        let cone = &cones[form as usize];
+                        for (q, &p) in cone.iter().enumerate().skip(rank).take(8) {
+                            let p = p as u32;
+                            if p > m {
+                                continue;
+                            }
+                            for s in bits(near[form as usize][q][(m - p) as usize]) {
+                                list.push(Promoted {
+                                    walk: (p + dist[form as usize][q][s] as u32) as u8,
+                                    end: s as u8,
+                                    needs: freeze[form as usize][s],
+                                });
+                            }
+                        }
+                    }
+                    debug_assert_eq!(promoted.len(), promoted_slot(c, from, m));
+                    promoted.push(list.into_boxed_slice());
+                }
+            }
+        }
         Tables {
+            promoted,
             near,
             dist,
             pawn,
@@ -1212,22 +1260,21 @@ impl Freeze<'_> {
                     opts.add(way(1 << a, 0));
                 }
             }
-            let rank = if man.color == Color::White.index() {
-                56
-            } else {
-                0
-            };
-            // Promoted (only a pawn that can promote in time is asked about its officers).
-            let promoted: &[Form] = if t.promote[man.color][man.sq] as u32 <= m_left {
-                &OFFICERS
-            } else {
-                &[]
-            };
-            for &form in promoted {
-                for (q, &p) in cone[form as usize].iter().enumerate().skip(rank).take(8) {
-                    let p = p as u32;
-                    if p <= m_left {
-                        officer(form, p, q, &mut opts);
+            // Promoted (only a pawn that can promote in time is asked about its officers): as
+            // `officer` for each form and square of promotion, from a list made once.
+            let promotes = t.promote[man.color][man.sq] as u32 <= m_left;
+            if promotes {
+                for c in t.promoted[promoted_slot(man.color, man.sq, m_left)].iter() {
+                    let arrive = c.needs & !others;
+                    let walk = c.walk as u32;
+                    if walk + arrive.count_ones() <= m_left && arrive & !others_reach == 0 {
+                        opts.add(Way {
+                            walk,
+                            own: arrive,
+                            theirs: 0,
+                            end: c.end,
+                            own_stay: true,
+                        });
                     }
                 }
             }
@@ -2155,6 +2202,36 @@ pub(super) mod tests {
         // A white pawn on e7 attacks d8 already; h8 after promoting (e8=Q attacks h8).
         assert_eq!(t.att1[0][n("e7")][n("d8")], 0);
         assert_eq!(t.att1[0][n("e7")][n("h8")], 1);
+    }
+
+    /// The squares a pawn may stand frozen on as an officer: a black pawn on b2 promotes on
+    /// a1, b1 or c1 in one move (captures assumed possible) and stands there; with a second
+    /// move it may go on (a knight from b1 to d2); a pawn farther back cannot promote in time.
+    #[test]
+    fn promoted_ways_of_a_pawn() {
+        let t = tables();
+        let black = Color::Black.index();
+        let list = |sq: &str, m: u32| -> Vec<(u8, usize, u64)> {
+            t.promoted[promoted_slot(black, n(sq), m)]
+                .iter()
+                .map(|p| (p.walk, p.end as usize, p.needs))
+                .collect()
+        };
+        let one = list("b2", 1);
+        // Four officers on three squares each, all after one move.
+        assert_eq!(one.len(), 12);
+        assert!(one
+            .iter()
+            .all(|&(w, e, _)| w == 1 && [n("a1"), n("b1"), n("c1")].contains(&e)));
+        // A bishop on a1 stands frozen with b2 held.
+        let bishop_a1 = t.freeze[Form::Bishop as usize][n("a1")];
+        assert_eq!(bishop_a1, 1 << n("b2"));
+        assert!(one.contains(&(1, n("a1"), bishop_a1)));
+        let two = list("b2", 2);
+        assert!(two.contains(&(2, n("d2"), t.freeze[Form::Knight as usize][n("d2")])));
+        assert!(two.iter().all(|&(w, _, _)| w == 1 || w == 2));
+        assert!(list("b2", 0).is_empty());
+        assert!(list("b4", 2).is_empty());
     }
 
     /// `within`'s vector compares agree with the one-square-at-a-time version.
