@@ -91,19 +91,26 @@ struct Tables {
     /// `[form][from][r]`: squares a piece (not a pawn) reaches in at most `r` moves, for `r`
     /// up to `FREEZE_MAX_MOVES`.
     near: Vec<[[u64; FREEZE_MAX_MOVES as usize + 1]; 64]>,
+    /// `[frozen_slot(form, from, m)]`: where an officer may stand frozen within `m` moves (up
+    /// to `FREEZE_MAX_MOVES`), square by square.
+    frozen: Vec<Box<[Frozen]>>,
     /// `[promoted_slot(color, from, m)]`: where a pawn may stand frozen as an officer within
-    /// `m` moves (up to `FREEZE_MAX_MOVES`), in the order the freeze test lists its ways.
-    promoted: Vec<Box<[Promoted]>>,
+    /// `m` moves, officer by officer and square of promotion by square.
+    promoted: Vec<Box<[Frozen]>>,
 }
 
-/// A square a pawn may stand frozen on as an officer, after promoting.
+/// A square a man may stand frozen on (unpinned), as the freeze test lists its ways.
 #[derive(Clone, Copy)]
-struct Promoted {
-    /// The pawn's moves to stand there.
+struct Frozen {
+    /// The man's moves to stand there.
     walk: u8,
     end: u8,
     /// The squares its side must hold for it to stand immobile there (`Tables::freeze`).
     needs: u64,
+}
+
+fn frozen_slot(form: Form, from: usize, m: u32) -> usize {
+    (form as usize * 64 + from) * (FREEZE_MAX_MOVES as usize + 1) + m as usize
 }
 
 fn promoted_slot(color: usize, from: usize, m: u32) -> usize {
@@ -375,6 +382,27 @@ fn tables() -> &'static Tables {
                 }
             }
         }
+        // An officer of `form` on `from` after `spent` of `m` moves: the squares it reaches
+        // in the rest, each with what it needs held to stand frozen there.
+        let frozen_from = |form: Form, spent: u32, from: usize, m: u32, list: &mut Vec<Frozen>| {
+            for s in bits(near[form as usize][from][(m - spent) as usize]) {
+                list.push(Frozen {
+                    walk: (spent + dist[form as usize][from][s] as u32) as u8,
+                    end: s as u8,
+                    needs: freeze[form as usize][s],
+                });
+            }
+        };
+        let mut frozen = vec![Box::default(); 6 * 64 * (FREEZE_MAX_MOVES as usize + 1)];
+        for form in OFFICERS {
+            for from in 0..64 {
+                for m in 0..=FREEZE_MAX_MOVES {
+                    let mut list = Vec::new();
+                    frozen_from(form, 0, from, m, &mut list);
+                    frozen[frozen_slot(form, from, m)] = list.into_boxed_slice();
+                }
+            }
+        }
         // Every officer, every square of the last rank it promotes on in time, every square
         // it reaches from there in the moves left.
         let mut promoted = Vec::with_capacity(2 * 64 * (FREEZE_MAX_MOVES as usize + 1));
@@ -388,15 +416,8 @@ fn tables() -> &'static Tables {
                         let cone = &cones[form as usize];
                         for (q, &p) in cone.iter().enumerate().skip(rank).take(8) {
                             let p = p as u32;
-                            if p > m {
-                                continue;
-                            }
-                            for s in bits(near[form as usize][q][(m - p) as usize]) {
-                                list.push(Promoted {
-                                    walk: (p + dist[form as usize][q][s] as u32) as u8,
-                                    end: s as u8,
-                                    needs: freeze[form as usize][s],
-                                });
+                            if p <= m {
+                                frozen_from(form, p, q, m, &mut list);
                             }
                         }
                     }
@@ -406,6 +427,7 @@ fn tables() -> &'static Tables {
             }
         }
         Tables {
+            frozen,
             promoted,
             near,
             dist,
@@ -1212,19 +1234,18 @@ impl Freeze<'_> {
             overflow: false,
             least_walk: INF as u32,
         };
-        // An officer of `form` from `from` after `spent` moves: frozen on a square whose
-        // neighbours along its lines are held, or will be by arrivals.
-        let officer = |form: Form, spent: u32, from: usize, opts: &mut Options| {
-            let dist = &t.dist[form as usize][from];
-            for s in bits(t.near[form as usize][from][(m_left - spent) as usize]) {
-                let d = spent + dist[s] as u32;
-                let arrive = t.freeze[form as usize][s] & !others;
-                if d + arrive.count_ones() <= m_left && arrive & !others_reach == 0 {
+        // An officer standing frozen on a square whose neighbours along its lines are held,
+        // or will be by arrivals.
+        let officer = |squares: &[Frozen], opts: &mut Options| {
+            for c in squares {
+                let arrive = c.needs & !others;
+                let walk = c.walk as u32;
+                if walk + arrive.count_ones() <= m_left && arrive & !others_reach == 0 {
                     opts.add(Way {
-                        walk: d,
+                        walk,
                         own: arrive,
                         theirs: 0,
-                        end: s as u8,
+                        end: c.end,
                         own_stay: true,
                     });
                 }
@@ -1260,29 +1281,19 @@ impl Freeze<'_> {
                     opts.add(way(1 << a, 0));
                 }
             }
-            // Promoted (only a pawn that can promote in time is asked about its officers): as
-            // `officer` for each form and square of promotion, from a list made once.
-            let promotes = t.promote[man.color][man.sq] as u32 <= m_left;
-            if promotes {
-                for c in t.promoted[promoted_slot(man.color, man.sq, m_left)].iter() {
-                    let arrive = c.needs & !others;
-                    let walk = c.walk as u32;
-                    if walk + arrive.count_ones() <= m_left && arrive & !others_reach == 0 {
-                        opts.add(Way {
-                            walk,
-                            own: arrive,
-                            theirs: 0,
-                            end: c.end,
-                            own_stay: true,
-                        });
-                    }
-                }
+            // Promoted (only a pawn that can promote in time is asked about its officers).
+            if t.promote[man.color][man.sq] as u32 <= m_left {
+                officer(
+                    &t.promoted[promoted_slot(man.color, man.sq, m_left)],
+                    &mut opts,
+                );
             }
         } else {
-            officer(man.form, 0, man.sq, &mut opts);
+            officer(&t.frozen[frozen_slot(man.form, man.sq, m_left)], &mut opts);
             // A rook that may castle gets there without a move of its own.
             if man.form == Form::Rook && man.castle != 0 {
-                officer(man.form, 0, man.castle.trailing_zeros() as usize, &mut opts);
+                let home = man.castle.trailing_zeros() as usize;
+                officer(&t.frozen[frozen_slot(man.form, home, m_left)], &mut opts);
             }
         }
         if opts.overflow {
