@@ -91,10 +91,10 @@ struct Tables {
     /// `[form][from][r]`: squares a piece (not a pawn) reaches in at most `r` moves, for `r`
     /// up to `FREEZE_MAX_MOVES`.
     near: Vec<[[u64; FREEZE_MAX_MOVES as usize + 1]; 64]>,
-    /// `[frozen_slot(form, from, m)]`: where an officer may stand frozen within `m` moves (up
+    /// `[list_slot(form, from, m)]`: where an officer may stand frozen within `m` moves (up
     /// to `FREEZE_MAX_MOVES`), square by square.
     frozen: Vec<Box<[Frozen]>>,
-    /// `[promoted_slot(color, from, m)]`: where a pawn may stand frozen as an officer within
+    /// `[list_slot(color, from, m)]`: where a pawn may stand frozen as an officer within
     /// `m` moves, officer by officer and square of promotion by square.
     promoted: Vec<Box<[Frozen]>>,
 }
@@ -109,12 +109,10 @@ struct Frozen {
     needs: u64,
 }
 
-fn frozen_slot(form: Form, from: usize, m: u32) -> usize {
-    (form as usize * 64 + from) * (FREEZE_MAX_MOVES as usize + 1) + m as usize
-}
-
-fn promoted_slot(color: usize, from: usize, m: u32) -> usize {
-    (color * 64 + from) * (FREEZE_MAX_MOVES as usize + 1) + m as usize
+/// The index in `Tables::frozen` (`row`: the form) or `Tables::promoted` (`row`: the colour)
+/// of the list for a man on `from` with `m` moves.
+fn list_slot(row: usize, from: usize, m: u32) -> usize {
+    (row * 64 + from) * (FREEZE_MAX_MOVES as usize + 1) + m as usize
 }
 
 fn sq(f: i32, r: i32) -> Option<usize> {
@@ -393,19 +391,19 @@ fn tables() -> &'static Tables {
                 });
             }
         };
-        let mut frozen = vec![Box::default(); 6 * 64 * (FREEZE_MAX_MOVES as usize + 1)];
+        let mut frozen = vec![Box::default(); list_slot(6, 0, 0)];
         for form in OFFICERS {
             for from in 0..64 {
                 for m in 0..=FREEZE_MAX_MOVES {
                     let mut list = Vec::new();
                     frozen_from(form, 0, from, m, &mut list);
-                    frozen[frozen_slot(form, from, m)] = list.into_boxed_slice();
+                    frozen[list_slot(form as usize, from, m)] = list.into_boxed_slice();
                 }
             }
         }
         // Every officer, every square of the last rank it promotes on in time, every square
         // it reaches from there in the moves left.
-        let mut promoted = Vec::with_capacity(2 * 64 * (FREEZE_MAX_MOVES as usize + 1));
+        let mut promoted = vec![Box::default(); list_slot(2, 0, 0)];
         for color in Color::ALL {
             let c = color.index();
             let rank = if color == Color::White { 56 } else { 0 };
@@ -421,8 +419,7 @@ fn tables() -> &'static Tables {
                             }
                         }
                     }
-                    debug_assert_eq!(promoted.len(), promoted_slot(c, from, m));
-                    promoted.push(list.into_boxed_slice());
+                    promoted[list_slot(c, from, m)] = list.into_boxed_slice();
                 }
             }
         }
@@ -1283,17 +1280,20 @@ impl Freeze<'_> {
             }
             // Promoted (only a pawn that can promote in time is asked about its officers).
             if t.promote[man.color][man.sq] as u32 <= m_left {
-                officer(
-                    &t.promoted[promoted_slot(man.color, man.sq, m_left)],
-                    &mut opts,
-                );
+                officer(&t.promoted[list_slot(man.color, man.sq, m_left)], &mut opts);
             }
         } else {
-            officer(&t.frozen[frozen_slot(man.form, man.sq, m_left)], &mut opts);
+            officer(
+                &t.frozen[list_slot(man.form as usize, man.sq, m_left)],
+                &mut opts,
+            );
             // A rook that may castle gets there without a move of its own.
             if man.form == Form::Rook && man.castle != 0 {
                 let home = man.castle.trailing_zeros() as usize;
-                officer(&t.frozen[frozen_slot(man.form, home, m_left)], &mut opts);
+                officer(
+                    &t.frozen[list_slot(man.form as usize, home, m_left)],
+                    &mut opts,
+                );
             }
         }
         if opts.overflow {
@@ -1837,6 +1837,11 @@ pub(in crate::solve) struct CutRate {
 }
 
 const RATE_SLOTS: usize = 32;
+
+/// The counters' slot for `left` moves left (the last slot takes all beyond).
+fn rate_slot(left: u32) -> usize {
+    (left as usize).min(RATE_SLOTS - 1)
+}
 /// Answers per number of moves left before the rate is judged.
 const RATE_TRIAL: u64 = 128;
 /// Asked while not worth it once in this many.
@@ -1846,7 +1851,7 @@ impl CutRate {
     /// Whether to ask the test with `left` moves left: it has cut at least one position in
     /// `min_cuts` there, or has not been judged yet, or it is time to look again.
     fn worth_asking(&mut self, left: u32, min_cuts: u64) -> bool {
-        let slot = (left as usize).min(RATE_SLOTS - 1);
+        let slot = rate_slot(left);
         if self.asked[slot] >= RATE_TRIAL && self.cut[slot] * min_cuts < self.asked[slot] {
             return self.probe_now(left);
         }
@@ -1856,13 +1861,13 @@ impl CutRate {
     /// When a test is not worth asking: whether to ask it this time anyway (once in
     /// `RATE_PROBE` times, in case the play has moved on).
     fn probe_now(&mut self, left: u32) -> bool {
-        let slot = (left as usize).min(RATE_SLOTS - 1);
+        let slot = rate_slot(left);
         self.skipped[slot] += 1;
         self.skipped[slot].is_multiple_of(RATE_PROBE)
     }
 
     fn answered(&mut self, left: u32, cut: bool) {
-        let slot = (left as usize).min(RATE_SLOTS - 1);
+        let slot = rate_slot(left);
         self.asked[slot] += 1;
         self.cut[slot] += cut as u64;
     }
@@ -1946,7 +1951,7 @@ impl Bound {
     #[inline]
     pub(in crate::solve) fn searched(&mut self, left: u32, mark: Mark) {
         if mark.sample {
-            let slot = (left as usize).min(RATE_SLOTS - 1);
+            let slot = rate_slot(left);
             self.below[slot] += self.work - mark.work;
             self.sampled[slot] += 1;
         }
@@ -1989,7 +1994,7 @@ impl Bound {
     fn ask(&mut self, left: u32) -> bool {
         self.sampling = false;
         if left > self.always {
-            let slot = (left as usize).min(RATE_SLOTS - 1);
+            let slot = rate_slot(left);
             if !self.pays(slot) && !self.rate.probe_now(left) {
                 return false;
             }
@@ -2003,7 +2008,7 @@ impl Bound {
         if left <= self.always {
             return reachable;
         }
-        let slot = (left as usize).min(RATE_SLOTS - 1);
+        let slot = rate_slot(left);
         self.rate.answered(left, !reachable);
         if !reachable
             && self.sampled[slot] < SAMPLES
@@ -2223,7 +2228,7 @@ pub(super) mod tests {
         let t = tables();
         let black = Color::Black.index();
         let list = |sq: &str, m: u32| -> Vec<(u8, usize, u64)> {
-            t.promoted[promoted_slot(black, n(sq), m)]
+            t.promoted[list_slot(black, n(sq), m)]
                 .iter()
                 .map(|p| (p.walk, p.end as usize, p.needs))
                 .collect()
