@@ -1034,7 +1034,9 @@ impl Assign<'_> {
 ///
 /// First for any square the king can reach; then, if that fits, square by square: the
 /// king's walk counts too, each man pinned where it stands takes its line from the king's
-/// square (one man a line), and a pinner not yet on that line takes a move to get there.
+/// square (one man a line), and a pinner not yet on that line takes a move to get there;
+/// and the king's flights from that square must be `covered` too (the other test of
+/// `goal_reachable`, asked only where this one passes).
 /// Mistaking a square for held, or a way for cheaper than it is, only lets more through, so
 /// the men's ways are listed once, with the king on its square.
 fn men_can_freeze(
@@ -1042,20 +1044,23 @@ fn men_can_freeze(
     king_dist: &[u8; 64],
     men: &[Man],
     attackers: &[Man],
-    m_left: u32,
-    a_left: u32,
+    left: (u32, u32),
+    covered: &mut dyn FnMut(usize, u32, Depth) -> bool,
 ) -> bool {
-    if men.is_empty() || m_left > FREEZE_MAX_MOVES {
-        return true;
-    }
     // The ways' lists are large (kilobytes) and asked for millions of times: one per thread,
     // overwritten, instead of a fresh zeroed one per call.
     thread_local! {
         static WAYS: RefCell<Ways> = const { RefCell::new([[Way::NONE; MAX_OPTIONS]; MAX_MEN]) };
     }
     WAYS.with_borrow_mut(|ways| {
-        men_can_freeze_in(ways, king, king_dist, men, attackers, (m_left, a_left))
+        men_can_freeze_in(ways, king, king_dist, men, attackers, left, covered)
     })
+}
+
+/// Whether the freeze test is asked: the stalemated side has men besides its king, and few
+/// enough moves left for the test to be cheap.
+fn freeze_asked(men: &[Man], m_left: u32) -> bool {
+    !men.is_empty() && m_left <= FREEZE_MAX_MOVES
 }
 
 /// `men_can_freeze` with `ways` to list the men's ways in; `(m_left, a_left)`: the moves left.
@@ -1066,6 +1071,7 @@ fn men_can_freeze_in(
     men: &[Man],
     attackers: &[Man],
     (m_left, a_left): (u32, u32),
+    covered: &mut dyn FnMut(usize, u32, Depth) -> bool,
 ) -> bool {
     let t = tables();
     let own = men.iter().fold(0u64, |b, m| b | 1 << m.sq);
@@ -1177,7 +1183,11 @@ fn men_can_freeze_in(
     // Now king square by king square: the king's walk counts, each pin is along a line
     // through that square (one man per line), and a pinner not on its line yet moves there.
     for &(dk, k) in &king_squares[..n_king_squares] {
-        let k = k as usize;
+        let (dk, k) = (dk as u32, k as usize);
+        // The flights' quick test first: it is cheaper than setting up the pins.
+        if !covered(k, dk, Depth::Quick) {
+            continue;
+        }
         for (i, man) in men.iter().enumerate() {
             // A pin needs a square beyond the man for the pinner (none at the board's edge).
             let beyond = ray_beyond(k, man.sq);
@@ -1202,8 +1212,8 @@ fn men_can_freeze_in(
             }
         }
         freeze.steps = 0;
-        freeze.king = (dk as u32, 1 << k);
-        if freeze.go(0, Fate::default()) {
+        freeze.king = (dk, 1 << k);
+        if freeze.go(0, Fate::default()) && covered(k, dk, Depth::Full) {
             return true;
         }
     }
@@ -2035,82 +2045,147 @@ pub(in crate::solve) fn goal_reachable(
     let king_dist = king.dist_all(t);
     let blockers = Army::of(pos, mated, false);
     let attackers = Army::of(pos, !mated, true);
-    if aim == Aim::Stalemate
-        && !men_can_freeze(
+    let (blockers, attackers) = (blockers.men(), attackers.men());
+    if aim == Aim::Stalemate && freeze_asked(blockers, m_left) {
+        // Both tests must pass with the king on the same square: it ends on one. The
+        // flights' test is set up only once the freeze test has passed somewhere (it
+        // mostly does not).
+        let mut flights: Option<Flights> = None;
+        return men_can_freeze(
             &king,
             &king_dist,
-            blockers.men(),
-            attackers.men(),
-            m_left,
-            a_left,
-        )
-    {
-        return false;
+            blockers,
+            attackers,
+            (m_left, a_left),
+            &mut |k, dk, depth| {
+                flights
+                    .get_or_insert_with(|| {
+                        Flights::new(t, &king_dist, blockers, attackers, aim, (m_left, a_left))
+                    })
+                    .covered(k, dk, depth)
+            },
+        );
     }
-    let mut a = Assign {
-        t,
-        blockers: blockers.men(),
-        attackers: attackers.men(),
-        roles: [0; MAX_MEN],
-        stand: [ALL; MAX_MEN],
-        cost: [0; MAX_MEN],
-        min_cost: [0; MAX_MEN],
-        forbid: [0; MAX_MEN],
-        used: 0,
-        flights: [0; 8],
-        n_flights: 0,
-        min_block: [INF; 8],
-        king: 0,
-        m_k: 0,
-        memo: [u16::MAX; 256],
-        memo_used: false,
-        m_total: m_left,
-        a_left,
-        pawns: aim == Aim::Stalemate,
-        steps: 0,
-    };
-    let a_king = attackers.men().iter().position(|m| m.form == Form::King);
-    // The squares the mated king may end on and their flights: only those are ever asked
-    // about below (few when few moves are left, which is where most calls are).
-    let king_squares = within(&king_dist, m_left);
-    let region = bits(king_squares).fold(king_squares, |m, k| m | t.ring[k]);
-    // Per call: squares of the region some attacking man other than the king can attack
-    // in time; the cheapest block of each.
-    let checkable = attackers
-        .men()
-        .iter()
-        .filter(|m| m.form != Form::King)
-        .fold(0u64, |m, man| m | man.attacks_within(t, a_left))
-        & region;
-    // Whole rows at once (the compiler vectorises the minimum): cheaper than walking the
-    // region's squares one by one.
-    let mut block_cost = [INF; 64];
-    for b in blockers.men() {
-        for (c, d) in block_cost.iter_mut().zip(b.dist_all(t)) {
-            *c = (*c).min(d);
-        }
-    }
-    // Where the mating king may stand in time (asked only next to the region's flights).
-    let near_region = bits(region).fold(region, |m, s| m | t.ring[s]);
-    let a_king_reach = a_king.map_or(0, |g| {
-        within(&attackers.men()[g].dist_all(t), a_left) & near_region
-    });
+    let mut flights = Flights::new(t, &king_dist, blockers, attackers, aim, (m_left, a_left));
     // Nearest squares first: a feasible square, when there is one, is usually close.
     let mut squares = [(0u8, 0u8); 64];
     let mut n_squares = 0;
-    let candidates = match aim {
-        Aim::Stalemate => king_squares,
-        Aim::Mate => king_squares & checkable,
-    };
-    for k in bits(candidates) {
+    for k in bits(flights.candidates) {
         squares[n_squares] = (king_dist[k], k as u8);
         n_squares += 1;
     }
     squares[..n_squares].sort_unstable();
-    for &(dk, k) in &squares[..n_squares] {
-        let (dk, k) = (dk as u32, k as usize);
+    squares[..n_squares]
+        .iter()
+        .any(|&(dk, k)| flights.covered(k as usize, dk as u32, Depth::Full))
+}
+
+/// How far `Flights::covered` tests: the quick test is cheap and asked first.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Depth {
+    Quick,
+    Full,
+}
+
+/// The flights' test of `goal_reachable`, per square of the mated king: each flight is
+/// guarded by a man of the other side or blocked by one of its own, in time.
+struct Flights<'a> {
+    a: Assign<'a>,
+    aim: Aim,
+    /// The squares the king may end on (for a mate: those some man can check in time).
+    candidates: u64,
+    /// The squares some attacking man other than the king can attack in time (near the
+    /// squares the king may end on).
+    checkable: u64,
+    /// Per square: the walk of the nearest blocker.
+    block_cost: [u8; 64],
+    /// Where the mating king may stand in time (asked only next to the region's flights).
+    a_king_reach: u64,
+    a_king: Option<usize>,
+    m_left: u32,
+}
+
+impl<'a> Flights<'a> {
+    fn new(
+        t: &'a Tables,
+        king_dist: &[u8; 64],
+        blockers: &'a [Man],
+        attackers: &'a [Man],
+        aim: Aim,
+        (m_left, a_left): (u32, u32),
+    ) -> Flights<'a> {
+        let a = Assign {
+            t,
+            blockers,
+            attackers,
+            roles: [0; MAX_MEN],
+            stand: [ALL; MAX_MEN],
+            cost: [0; MAX_MEN],
+            min_cost: [0; MAX_MEN],
+            forbid: [0; MAX_MEN],
+            used: 0,
+            flights: [0; 8],
+            n_flights: 0,
+            min_block: [INF; 8],
+            king: 0,
+            m_k: 0,
+            memo: [u16::MAX; 256],
+            memo_used: false,
+            m_total: m_left,
+            a_left,
+            pawns: aim == Aim::Stalemate,
+            steps: 0,
+        };
+        let a_king = attackers.iter().position(|m| m.form == Form::King);
+        // The squares the mated king may end on and their flights: only those are ever asked
+        // about below (few when few moves are left, which is where most calls are).
+        let king_squares = within(king_dist, m_left);
+        let region = bits(king_squares).fold(king_squares, |m, k| m | t.ring[k]);
+        // Per call: squares of the region some attacking man other than the king can attack
+        // in time; the cheapest block of each.
+        let checkable = attackers
+            .iter()
+            .filter(|m| m.form != Form::King)
+            .fold(0u64, |m, man| m | man.attacks_within(t, a_left))
+            & region;
+        // Whole rows at once (the compiler vectorises the minimum): cheaper than walking the
+        // region's squares one by one.
+        let mut block_cost = [INF; 64];
+        for b in blockers {
+            for (c, d) in block_cost.iter_mut().zip(b.dist_all(t)) {
+                *c = (*c).min(d);
+            }
+        }
+        let near_region = bits(region).fold(region, |m, s| m | t.ring[s]);
+        let a_king_reach = a_king.map_or(0, |g| {
+            within(&attackers[g].dist_all(t), a_left) & near_region
+        });
+        let candidates = match aim {
+            Aim::Stalemate => king_squares,
+            Aim::Mate => king_squares & checkable,
+        };
+        Flights {
+            a,
+            aim,
+            candidates,
+            checkable,
+            block_cost,
+            a_king_reach,
+            a_king,
+            m_left,
+        }
+    }
+
+    /// Whether the flights of king square `k`, `dk` moves away, can be covered (true also
+    /// when the search grew too long to finish); `Depth::Quick`: only by the quick test.
+    fn covered(&mut self, k: usize, dk: u32, depth: Depth) -> bool {
+        let (aim, checkable, a_king_reach, m_left) =
+            (self.aim, self.checkable, self.a_king_reach, self.m_left);
+        let block_cost = &self.block_cost;
+        let a = &mut self.a;
+        let (t, attackers, a_left) = (a.t, a.attackers, a.a_left);
         let ring = t.ring[k];
-        if let Some(g) = a_king {
+        if let Some(g) = self.a_king {
             a.forbid[g] = ring | 1 << k;
         }
         a.king = k;
@@ -2138,7 +2213,10 @@ pub(in crate::solve) fn goal_reachable(
             forced += 1;
         }
         if !feasible {
-            continue;
+            return false;
+        }
+        if depth == Depth::Quick {
+            return true;
         }
         a.n_flights = 0;
         for &(f, block) in order[..forced].iter().chain(&order[8 - free..]) {
@@ -2159,7 +2237,7 @@ pub(in crate::solve) fn goal_reachable(
                 }
             }
             Aim::Mate => {
-                for (g, man) in attackers.men().iter().enumerate() {
+                for (g, man) in attackers.iter().enumerate() {
                     if man.form == Form::King {
                         continue;
                     }
@@ -2183,11 +2261,8 @@ pub(in crate::solve) fn goal_reachable(
                 }
             }
         }
-        if a.steps > STEP_CAP {
-            return true;
-        }
+        a.steps > STEP_CAP
     }
-    false
 }
 
 #[cfg(test)]
@@ -2641,6 +2716,41 @@ pub(super) mod tests {
             !goal_reachable(&p, Color::Black, Aim::Stalemate, m_left, a_left),
             "{fen} is not cut"
         );
+    }
+
+    /// The freeze test and the flights' test each pass on their own, with the king on
+    /// different squares; the king ends on one square, so the position is cut. (Black: Ka8,
+    /// Pc7, and a bishop; White to let Black move once and stalemate it with one move.)
+    #[test]
+    fn freeze_and_flights_need_the_same_king_square() {
+        for fen in [
+            "k7/2pR4/8/1K6/8/8/5b2/8 b - - 0 1",
+            "8/k1p5/8/8/1K6/8/3R4/6b1 b - - 0 1",
+        ] {
+            let p = Position::from_fen(fen).unwrap();
+            let t = tables();
+            let king = Man::king_of(&p, Color::Black);
+            let king_dist = king.dist_all(t);
+            let (blockers, attackers) = (
+                Army::of(&p, Color::Black, false),
+                Army::of(&p, Color::White, true),
+            );
+            let (blockers, attackers) = (blockers.men(), attackers.men());
+            let freezes = men_can_freeze(
+                &king,
+                &king_dist,
+                blockers,
+                attackers,
+                (1, 1),
+                &mut |_, _, _| true,
+            );
+            let mut flights =
+                Flights::new(t, &king_dist, blockers, attackers, Aim::Stalemate, (1, 1));
+            let covered = bits(flights.candidates)
+                .any(|k| flights.covered(k, king_dist[k] as u32, Depth::Full));
+            assert!(freezes && covered, "{fen}: a test alone cuts");
+            assert_cut(fen, 1, 1);
+        }
     }
 
     /// The other side's captures and arrivals cost the walks of the men making them: one man
