@@ -7,7 +7,9 @@
 //! - for mate, some man of the mating side attacks K;
 //! - every square next to K is occupied by a man of the mated side (each by a different man) or
 //!   attacked by the mating side (a man attacking several squares stands on one square that
-//!   attacks them all; the mating king never next to K).
+//!   attacks them all; the mating king never next to K);
+//! - for stalemate, every other man of the mated side ends unable to move (blocked, pinned or
+//!   captured: `men_can_freeze`), with its king on that same square K.
 //!
 //! The mated side pays for its king's walk and its blocks, the mating side for its attackers;
 //! each side's total must fit in its remaining moves. A pawn may promote on the way.
@@ -2048,8 +2050,8 @@ pub(in crate::solve) fn goal_reachable(
     let (blockers, attackers) = (blockers.men(), attackers.men());
     if aim == Aim::Stalemate && freeze_asked(blockers, m_left) {
         // Both tests must pass with the king on the same square: it ends on one. The
-        // flights' test is set up only once the freeze test has passed somewhere (it
-        // mostly does not).
+        // flights' test is set up only once the freeze test has passed for some square of
+        // the king's (mostly it does not).
         let mut flights: Option<Flights> = None;
         return men_can_freeze(
             &king,
