@@ -1038,7 +1038,8 @@ impl Assign<'_> {
 /// king's walk counts too, each man pinned where it stands takes its line from the king's
 /// square (one man a line), and a pinner not yet on that line takes a move to get there;
 /// and the king's flights from that square must be `covered` too (the other test of
-/// `goal_reachable`, asked only where this one passes).
+/// `goal_reachable`: its quick part before the pins are set up, the rest only where this
+/// test passes).
 /// Mistaking a square for held, or a way for cheaper than it is, only lets more through, so
 /// the men's ways are listed once, with the king on its square.
 fn men_can_freeze(
@@ -1090,16 +1091,12 @@ fn men_can_freeze_in(
         }
     }
     // The squares the king can reach, nearest first, and the lines through them.
-    let mut king_squares = [(0u8, 0u8); 64];
-    let mut n_king_squares = 0;
+    let (king_squares, n_king_squares) = nearest_first(king_dist, within(king_dist, m_left));
     let (mut orthogonal, mut diagonal) = (0u64, 0u64);
-    for k in bits(within(king_dist, m_left)) {
-        king_squares[n_king_squares] = (king_dist[k], k as u8);
-        n_king_squares += 1;
-        orthogonal |= t.near[Form::Rook as usize][k][1];
-        diagonal |= t.near[Form::Bishop as usize][k][1];
+    for &(_, k) in &king_squares[..n_king_squares] {
+        orthogonal |= t.near[Form::Rook as usize][k as usize][1];
+        diagonal |= t.near[Form::Bishop as usize][k as usize][1];
     }
-    king_squares[..n_king_squares].sort_unstable();
     // Where the other side's men can stand in time (its nearest man's distances).
     let errands = Errands::new(t, attackers);
     let theirs_within = within(&errands.nearest, a_left);
@@ -2068,18 +2065,20 @@ pub(in crate::solve) fn goal_reachable(
             },
         );
     }
-    let mut flights = Flights::new(t, &king_dist, blockers, attackers, aim, (m_left, a_left));
-    // Nearest squares first: a feasible square, when there is one, is usually close.
-    let mut squares = [(0u8, 0u8); 64];
-    let mut n_squares = 0;
-    for k in bits(flights.candidates) {
-        squares[n_squares] = (king_dist[k], k as u8);
-        n_squares += 1;
+    Flights::new(t, &king_dist, blockers, attackers, aim, (m_left, a_left)).any_covered(&king_dist)
+}
+
+/// `squares` with their entries in `dist`, nearest first (and by square at the same
+/// distance), in a list and its length.
+fn nearest_first(dist: &[u8; 64], squares: u64) -> ([(u8, u8); 64], usize) {
+    let mut list = [(0u8, 0u8); 64];
+    let mut n = 0;
+    for k in bits(squares) {
+        list[n] = (dist[k], k as u8);
+        n += 1;
     }
-    squares[..n_squares].sort_unstable();
-    squares[..n_squares]
-        .iter()
-        .any(|&(dk, k)| flights.covered(k as usize, dk as u32, Depth::Full))
+    list[..n].sort_unstable();
+    (list, n)
 }
 
 /// How far `Flights::covered` tests: the quick test is cheap and asked first.
@@ -2104,7 +2103,6 @@ struct Flights<'a> {
     /// Where the mating king may stand in time (asked only next to the region's flights).
     a_king_reach: u64,
     a_king: Option<usize>,
-    m_left: u32,
 }
 
 impl<'a> Flights<'a> {
@@ -2174,15 +2172,24 @@ impl<'a> Flights<'a> {
             block_cost,
             a_king_reach,
             a_king,
-            m_left,
         }
+    }
+
+    /// Whether the flights of some square the king may end on can be covered (`king_dist`:
+    /// the king's distances). Nearest squares first: a feasible square, when there is one,
+    /// is usually close.
+    fn any_covered(&mut self, king_dist: &[u8; 64]) -> bool {
+        let (squares, n) = nearest_first(king_dist, self.candidates);
+        squares[..n]
+            .iter()
+            .any(|&(dk, k)| self.covered(k as usize, dk as u32, Depth::Full))
     }
 
     /// Whether the flights of king square `k`, `dk` moves away, can be covered (true also
     /// when the search grew too long to finish); `Depth::Quick`: only by the quick test.
     fn covered(&mut self, k: usize, dk: u32, depth: Depth) -> bool {
         let (aim, checkable, a_king_reach, m_left) =
-            (self.aim, self.checkable, self.a_king_reach, self.m_left);
+            (self.aim, self.checkable, self.a_king_reach, self.a.m_total);
         let block_cost = &self.block_cost;
         let a = &mut self.a;
         let (t, attackers, a_left) = (a.t, a.attackers, a.a_left);
@@ -2746,10 +2753,8 @@ pub(super) mod tests {
                 (1, 1),
                 &mut |_, _, _| true,
             );
-            let mut flights =
-                Flights::new(t, &king_dist, blockers, attackers, Aim::Stalemate, (1, 1));
-            let covered = bits(flights.candidates)
-                .any(|k| flights.covered(k, king_dist[k] as u32, Depth::Full));
+            let covered = Flights::new(t, &king_dist, blockers, attackers, Aim::Stalemate, (1, 1))
+                .any_covered(&king_dist);
             assert!(freezes && covered, "{fen}: a test alone cuts");
             assert_cut(fen, 1, 1);
         }
