@@ -9,7 +9,8 @@
 //!   attacked by the mating side (a man attacking several squares stands on one square that
 //!   attacks them all; the mating king never next to K);
 //! - for stalemate, every other man of the mated side ends unable to move (blocked, pinned or
-//!   captured: `men_can_freeze`), with its king on that same square K.
+//!   captured: `men_can_freeze`), with its king on that same square K; a flight the mating
+//!   side cannot attack in time must be held by one of those men, one that may end there.
 //!
 //! The mated side pays for its king's walk and its blocks, the mating side for its attackers;
 //! each side's total must fit in its remaining moves. A pawn may promote on the way.
@@ -1048,7 +1049,7 @@ fn men_can_freeze(
     men: &[Man],
     attackers: &[Man],
     left: (u32, u32),
-    covered: &mut dyn FnMut(usize, u32, Depth) -> bool,
+    covered: &mut dyn FnMut(usize, u32, Depth) -> Option<u64>,
 ) -> bool {
     // The ways' lists are large (kilobytes) and asked for millions of times: one per thread,
     // overwritten, instead of a fresh zeroed one per call.
@@ -1074,7 +1075,7 @@ fn men_can_freeze_in(
     men: &[Man],
     attackers: &[Man],
     (m_left, a_left): (u32, u32),
-    covered: &mut dyn FnMut(usize, u32, Depth) -> bool,
+    covered: &mut dyn FnMut(usize, u32, Depth) -> Option<u64>,
 ) -> bool {
     let t = tables();
     let own = men.iter().fold(0u64, |b, m| b | 1 << m.sq);
@@ -1112,6 +1113,8 @@ fn men_can_freeze_in(
         pin_ray: [0; MAX_MEN],
         pin_move: [[0; 2]; MAX_MEN],
         order: std::array::from_fn(|i| i as u8),
+        reach: [0; MAX_MEN],
+        reach_after: [0; MAX_MEN + 1],
         n: men.len(),
         m_left,
         a_left,
@@ -1119,6 +1122,7 @@ fn men_can_freeze_in(
         their_men: attackers.len() as u32,
         theirs_within,
         king: (0, 0),
+        must_hold: 0,
         steps: 0,
     };
     // Which lines a man may be pinned along and stay immobile: a bishop only along a rank or
@@ -1173,6 +1177,10 @@ fn men_can_freeze_in(
             + freeze.pin_walk[i].iter().filter(|&&w| w <= m_left).count() as u32
     });
     freeze.order[..men.len()].sort_by_key(|&i| ways[i as usize]);
+    freeze.reach = reach;
+    for at in (0..men.len()).rev() {
+        freeze.reach_after[at] = freeze.reach_after[at + 1] | reach[freeze.order[at] as usize];
+    }
     freeze.steps = 0;
     // Any king square: the king's walk is not counted (nor does it make arrivals).
     if !freeze.go(0, Fate::default()) {
@@ -1184,9 +1192,9 @@ fn men_can_freeze_in(
     for &(dk, k) in &king_squares[..n_king_squares] {
         let (dk, k) = (dk as u32, k as usize);
         // The flights' quick test first: it is cheaper than setting up the pins.
-        if !covered(k, dk, Depth::Quick) {
+        let Some(must_hold) = covered(k, dk, Depth::Quick) else {
             continue;
-        }
+        };
         for (i, man) in men.iter().enumerate() {
             // A pin needs a square beyond the man for the pinner (none at the board's edge).
             let beyond = ray_beyond(k, man.sq);
@@ -1212,7 +1220,8 @@ fn men_can_freeze_in(
         }
         freeze.steps = 0;
         freeze.king = (dk, 1 << k);
-        if freeze.go(0, Fate::default()) && covered(k, dk, Depth::Full) {
+        freeze.must_hold = must_hold;
+        if freeze.go(0, Fate::default()) && covered(k, dk, Depth::Full).is_some() {
             return true;
         }
     }
@@ -1239,6 +1248,7 @@ impl Freeze<'_> {
             len: 0,
             overflow: false,
             least_walk: INF as u32,
+            ends: 0,
         };
         // An officer standing frozen on a square whose neighbours along its lines are held,
         // or will be by arrivals.
@@ -1251,7 +1261,7 @@ impl Freeze<'_> {
                         walk,
                         own: arrive,
                         theirs: 0,
-                        end: c.end,
+                        end: 1 << c.end,
                         own_stay: true,
                     });
                 }
@@ -1273,7 +1283,7 @@ impl Freeze<'_> {
                     walk: d,
                     own,
                     theirs,
-                    end: s as u8,
+                    end: 1 << s,
                     own_stay: false,
                 };
                 if held {
@@ -1309,6 +1319,7 @@ impl Freeze<'_> {
             // Too many ways to tell apart: keep only what all of them need at least.
             opts.list[0] = Way {
                 walk: opts.least_walk,
+                end: opts.ends,
                 ..Way::NONE
             };
             opts.len = 1;
@@ -1382,8 +1393,8 @@ struct Way {
     own: u64,
     /// The squares men of the other side must arrive on.
     theirs: u64,
-    /// The square it ends on (`SOMEWHERE` when several ways were merged into one).
-    end: u8,
+    /// The squares it may end on: one, or several when ways were merged into one.
+    end: u64,
     /// Whether the men arriving on `own` must stay there (an officer is stopped only by its
     /// own side's men; a pawn also by the other side's, capturing one there).
     own_stay: bool,
@@ -1394,13 +1405,10 @@ impl Way {
         walk: 0,
         own: 0,
         theirs: 0,
-        end: SOMEWHERE,
+        end: ALL,
         own_stay: false,
     };
 }
-
-/// A man's final square when it is not known.
-const SOMEWHERE: u8 = 64;
 
 /// The distinct cheapest ways of one man.
 struct Options<'a> {
@@ -1409,11 +1417,14 @@ struct Options<'a> {
     overflow: bool,
     /// The shortest walk of every way added (kept or not).
     least_walk: u32,
+    /// The squares every way added (kept or not) ends on.
+    ends: u64,
 }
 
 impl Options<'_> {
     fn add(&mut self, way: Way) {
         self.least_walk = self.least_walk.min(way.walk);
+        self.ends |= way.end;
         // A way that needs the same arrivals and walks no less is no new way; the one kept
         // then stands for both, so it asks only what both ask.
         for o in &mut self.list[..self.len] {
@@ -1424,9 +1435,7 @@ impl Options<'_> {
                     && o.walk <= way.walk)
             {
                 o.walk = o.walk.min(way.walk);
-                if o.end != way.end {
-                    o.end = SOMEWHERE;
-                }
+                o.end |= way.end;
                 o.own_stay &= way.own_stay;
                 return;
             }
@@ -1463,6 +1472,10 @@ struct Freeze<'w> {
     pin_move: [[u32; 2]; MAX_MEN],
     /// The men in the order they are decided: fewest ways first.
     order: [u8; MAX_MEN],
+    /// Per man, the squares it can stand on in time; per place in `order`, the squares the
+    /// men from there on can.
+    reach: [u64; MAX_MEN],
+    reach_after: [u64; MAX_MEN + 1],
     n: usize,
     m_left: u32,
     a_left: u32,
@@ -1472,6 +1485,9 @@ struct Freeze<'w> {
     theirs_within: u64,
     /// The king's walk and final square (as a bit), once chosen; (0, 0) before.
     king: (u32, u64),
+    /// The flights of that square the other side cannot attack in time: each must end
+    /// occupied by a man of the stalemated side (0 before the square is chosen).
+    must_hold: u64,
     steps: u32,
 }
 
@@ -1618,6 +1634,8 @@ struct Fate {
     /// one of them or (a pawn's) a man captured there (`arrivals_filled`).
     ends: u64,
     roaming: u32,
+    /// The squares those roaming men may end on.
+    roam: u64,
 }
 
 impl Freeze<'_> {
@@ -1640,14 +1658,23 @@ impl Freeze<'_> {
     /// not captured that ends there or may end anywhere, or the king while its square is
     /// open (a chosen king square is no arrival), or one of the `undecided` men; each square
     /// stopping a pawn also a man captured there, if the other side can get there in time.
-    fn arrivals_filled(&self, fate: &Fate, undecided: u32) -> bool {
-        if fate.arrive.0 == 0 {
+    /// The king's flights the other side cannot attack are squares to occupy too.
+    /// The flights must each be reachable by a man that may end there: a roaming man or
+    /// one not decided yet (men decided from `order[at]` on).
+    fn arrivals_filled(&self, fate: &Fate, at: usize) -> bool {
+        // The flights (never the king's square) no man ends on for sure.
+        let open = self.must_hold & !fate.ends;
+        if fate.arrive.0 | open == 0 {
             return true; // the usual case
         }
+        if open & !(fate.roam | self.reach_after[at]) != 0 {
+            return false;
+        }
+        let undecided = (self.n - at) as u32;
         let (_, king_square) = self.king;
         let fillers = fate.roaming + (king_square == 0) as u32 + undecided;
         let unfilled = |squares: u64| (squares & !king_square & !fate.ends).count_ones();
-        let standing = fate.occupy | (fate.arrive.0 & !self.theirs_within);
+        let standing = fate.occupy | (fate.arrive.0 & !self.theirs_within) | self.must_hold;
         unfilled(standing) <= fillers && unfilled(fate.arrive.0) <= fillers + fate.captured
     }
 
@@ -1732,7 +1759,7 @@ impl Freeze<'_> {
             return true;
         }
         // Men decided later may fill squares, never empty them: stop as soon as too few are left.
-        if !self.arrivals_filled(&fate, (self.n - at) as u32) {
+        if !self.arrivals_filled(&fate, at) {
             return false;
         }
         if at == self.n {
@@ -1785,8 +1812,10 @@ impl Freeze<'_> {
                 pinned,
                 rays: fate.rays | ray,
                 pin_moves,
-                // Pinned where it stands, it holds no square that was empty.
+                // Pinned where it stands, it holds no square that was empty, and ends there.
                 roaming: fate.roaming + (walk > 0) as u32,
+                ends: fate.ends | if walk == 0 { 1 << self.men[i].sq } else { 0 },
+                roam: fate.roam | if walk > 0 { self.reach[i] } else { 0 },
                 ..fate
             };
             if self.go(at + 1, next) {
@@ -1811,10 +1840,10 @@ impl Freeze<'_> {
             {
                 continue;
             }
-            let (ends, roaming) = if end == SOMEWHERE {
-                (fate.ends, fate.roaming + 1)
+            let (ends, roaming, roam) = if end.count_ones() == 1 {
+                (fate.ends | end, fate.roaming, fate.roam)
             } else {
-                (fate.ends | 1 << end, fate.roaming)
+                (fate.ends, fate.roaming + 1, fate.roam | end)
             };
             let next = Fate {
                 walked: fate.walked + walk,
@@ -1822,6 +1851,7 @@ impl Freeze<'_> {
                 occupy: fate.occupy | if own_stay { own } else { 0 },
                 ends,
                 roaming,
+                roam,
                 ..fate
             };
             if (theirs & !fate.arrive.1 == 0 || self.their_moves(&next, next.either) <= self.a_left)
@@ -2182,12 +2212,14 @@ impl<'a> Flights<'a> {
         let (squares, n) = nearest_first(king_dist, self.candidates);
         squares[..n]
             .iter()
-            .any(|&(dk, k)| self.covered(k as usize, dk as u32, Depth::Full))
+            .any(|&(dk, k)| self.covered(k as usize, dk as u32, Depth::Full).is_some())
     }
 
-    /// Whether the flights of king square `k`, `dk` moves away, can be covered (true also
-    /// when the search grew too long to finish); `Depth::Quick`: only by the quick test.
-    fn covered(&mut self, k: usize, dk: u32, depth: Depth) -> bool {
+    /// Whether the flights of king square `k`, `dk` moves away, can be covered (also when
+    /// the search grew too long to finish); `Depth::Quick`: only by the quick test. If so,
+    /// the flights no man of the other side can attack in time: the mated side must hold
+    /// them.
+    fn covered(&mut self, k: usize, dk: u32, depth: Depth) -> Option<u64> {
         let (aim, checkable, a_king_reach, m_left) =
             (self.aim, self.checkable, self.a_king_reach, self.a.m_total);
         let block_cost = &self.block_cost;
@@ -2203,6 +2235,7 @@ impl<'a> Flights<'a> {
         let m = m_left - dk;
         let king_stands = a_king_reach & !(ring | 1 << k);
         let mut must_block = 0u32;
+        let mut must_hold = 0u64;
         let mut feasible = true;
         let (mut forced, mut free) = (0usize, 0usize);
         let mut order = [(0usize, 0u8); 8];
@@ -2214,6 +2247,7 @@ impl<'a> Flights<'a> {
                 continue;
             }
             must_block += block_cost[f] as u32;
+            must_hold |= 1 << f;
             if must_block > m {
                 feasible = false;
                 break;
@@ -2222,10 +2256,10 @@ impl<'a> Flights<'a> {
             forced += 1;
         }
         if !feasible {
-            return false;
+            return None;
         }
         if depth == Depth::Quick {
-            return true;
+            return Some(must_hold);
         }
         a.n_flights = 0;
         for &(f, block) in order[..forced].iter().chain(&order[8 - free..]) {
@@ -2242,7 +2276,7 @@ impl<'a> Flights<'a> {
         match aim {
             Aim::Stalemate => {
                 if a.go(0, m, 0) {
-                    return true;
+                    return Some(must_hold);
                 }
             }
             Aim::Mate => {
@@ -2265,12 +2299,12 @@ impl<'a> Flights<'a> {
                     a.cost[g] = 0;
                     a.min_cost[g] = 0;
                     if found {
-                        return true;
+                        return Some(must_hold);
                     }
                 }
             }
         }
-        a.steps > STEP_CAP
+        (a.steps > STEP_CAP).then_some(must_hold)
     }
 }
 
@@ -2751,13 +2785,31 @@ pub(super) mod tests {
                 blockers,
                 attackers,
                 (1, 1),
-                &mut |_, _, _| true,
+                &mut |_, _, _| Some(0),
             );
             let covered = Flights::new(t, &king_dist, blockers, attackers, Aim::Stalemate, (1, 1))
                 .any_covered(&king_dist);
             assert!(freezes && covered, "{fen}: a test alone cuts");
             assert_cut(fen, 1, 1);
         }
+    }
+
+    /// A flight the other side cannot attack in time must end held by a man of the king's
+    /// side, which then is not captured. Here Black's queen can never stand frozen, so it
+    /// must be captured, and then no man holds e7, which White cannot attack in one move.
+    /// Before, the flights' test let the queen block e7 while the freeze test had it taken.
+    #[test]
+    fn unguarded_flights_need_men_not_captured() {
+        assert_cut("4k1K1/5N2/8/8/4P3/8/4q3/8 b - - 0 1", 1, 1);
+    }
+
+    /// A man whose ways were merged may end on any square of theirs, not anywhere. Met in
+    /// solving hpint#54: White's king cannot attack h2 in two moves, so a black man must end
+    /// there if the king stays on h1, and none of the pawns can (the f-pawn's ways end on
+    /// f2 or where it may promote).
+    #[test]
+    fn merged_ways_end_on_their_squares() {
+        assert_cut("8/8/8/8/8/p2K4/P4pp1/7k b - - 0 1", 2, 2);
     }
 
     /// The other side's captures and arrivals cost the walks of the men making them: one man
