@@ -9,8 +9,9 @@
 //!   attacked by the mating side (a man attacking several squares stands on one square that
 //!   attacks them all; the mating king never next to K);
 //! - for stalemate, every other man of the mated side ends unable to move (blocked, pinned or
-//!   captured: `men_can_freeze`), with its king on that same square K; a flight the mating
-//!   side cannot attack in time must be held by one of those men, one that may end there.
+//!   captured: `men_can_freeze`), with its king on that same square K; a flight is blocked
+//!   only by a man that may end there that way (not one captured), and a flight the mating
+//!   side cannot attack in time must be.
 //!
 //! The mated side pays for its king's walk and its blocks, the mating side for its attackers;
 //! each side's total must fit in its remaining moves. A pawn may promote on the way.
@@ -788,6 +789,8 @@ struct Assign<'a> {
     a_left: u32,
     /// Stalemate: the mated side's pawns must be unable to move too.
     pawns: bool,
+    /// The flights men of the mated side may end on (the others cannot be blocked).
+    holdable: u64,
     steps: u32,
 }
 
@@ -889,6 +892,9 @@ impl Assign<'_> {
             let ok = self.go(i + 1, m_left - d, a_spent);
             self.used &= !(1 << i);
             return ok;
+        }
+        if self.holdable & bit == 0 {
+            return false;
         }
         for b in 0..self.blockers.len() {
             if self.used >> b & 1 == 1 {
@@ -1039,8 +1045,11 @@ impl Assign<'_> {
 /// king's walk counts too, each man pinned where it stands takes its line from the king's
 /// square (one man a line), and a pinner not yet on that line takes a move to get there;
 /// and the king's flights from that square must be `covered` too (the other test of
-/// `goal_reachable`: its quick part before the pins are set up, the rest only where this
-/// test passes).
+/// `goal_reachable`). Its quick part comes before the pins are set up and names the flights
+/// the other side cannot attack in time: a man must end on each. The rest is asked of each
+/// way found for the men, with blocks only on the squares those men may end on (a man
+/// captured blocks nothing); once it has refused one, also of the men decided so far, to cut
+/// the search short.
 /// Mistaking a square for held, or a way for cheaper than it is, only lets more through, so
 /// the men's ways are listed once, with the king on its square.
 fn men_can_freeze(
@@ -1104,6 +1113,7 @@ fn men_can_freeze_in(
     let theirs_reach = |sq: usize| theirs_within >> sq & 1 == 1;
     let mut freeze = Freeze {
         options: ways,
+        covered,
         errands,
         errand_memo: [(0, 0); 32],
         n_options: [0; MAX_MEN],
@@ -1122,6 +1132,9 @@ fn men_can_freeze_in(
         their_men: attackers.len() as u32,
         theirs_within,
         king: (0, 0),
+        king_square: 0,
+        flights_memo: [0; 256],
+        flights_refused: false,
         must_hold: 0,
         steps: 0,
     };
@@ -1192,7 +1205,7 @@ fn men_can_freeze_in(
     for &(dk, k) in &king_squares[..n_king_squares] {
         let (dk, k) = (dk as u32, k as usize);
         // The flights' quick test first: it is cheaper than setting up the pins.
-        let Some(must_hold) = covered(k, dk, Depth::Quick) else {
+        let Some(must_hold) = (freeze.covered)(k, dk, Depth::Quick) else {
             continue;
         };
         for (i, man) in men.iter().enumerate() {
@@ -1221,7 +1234,10 @@ fn men_can_freeze_in(
         freeze.steps = 0;
         freeze.king = (dk, 1 << k);
         freeze.must_hold = must_hold;
-        if freeze.go(0, Fate::default()) && covered(k, dk, Depth::Full).is_some() {
+        freeze.king_square = k;
+        freeze.flights_memo = [0; 256];
+        freeze.flights_refused = false;
+        if freeze.go(0, Fate::default()) {
             return true;
         }
     }
@@ -1454,6 +1470,8 @@ type Ways = [[Way; MAX_OPTIONS]; MAX_MEN];
 
 struct Freeze<'w> {
     options: &'w mut Ways,
+    /// The flights' test of `goal_reachable` for a king square.
+    covered: &'w mut dyn FnMut(usize, u32, Depth) -> Option<u64>,
     /// The other side's men, for what their captures and arrivals cost.
     errands: Errands<'w>,
     /// Costs of errand lists asked before (key 0: empty slot).
@@ -1485,6 +1503,12 @@ struct Freeze<'w> {
     theirs_within: u64,
     /// The king's walk and final square (as a bit), once chosen; (0, 0) before.
     king: (u32, u64),
+    /// That square (as an index).
+    king_square: usize,
+    /// `flights_covered`'s answers for that square: 0 not asked, 1 no, 2 yes.
+    flights_memo: [u8; 256],
+    /// Whether it has answered no for that square.
+    flights_refused: bool,
     /// The flights of that square the other side cannot attack in time: each must end
     /// occupied by a man of the stalemated side (0 before the square is chosen).
     must_hold: u64,
@@ -1678,6 +1702,54 @@ impl Freeze<'_> {
         unfilled(standing) <= fillers && unfilled(fate.arrive.0) <= fillers + fate.captured
     }
 
+    /// Whether the flights can still be covered with the men before `order[at]` decided as
+    /// in `fate`, blocking only where men may end: those decided where their fates put them,
+    /// the others where they can reach (fewer squares as men are decided: the test only gets
+    /// harder). Asked only once the test has refused a way for this king square: before,
+    /// it mostly passes and is not worth its cost.
+    fn flights_hold(&mut self, fate: &Fate, at: usize) -> bool {
+        !self.flights_refused || self.flights_covered(fate.ends | fate.roam | self.reach_after[at])
+    }
+
+    /// The flights' test for the chosen king square, blocking only on `holdable`: its
+    /// answers per set of holdable flights are kept for that square (many fates share one).
+    fn flights_covered(&mut self, holdable: u64) -> bool {
+        let (dk, _) = self.king;
+        let k = self.king_square;
+        let ring = tables().ring[k];
+        let slot = bits(ring)
+            .enumerate()
+            .fold(0, |i, (n, f)| i | ((holdable >> f & 1) as usize) << n);
+        if self.flights_memo[slot] == 0 {
+            let holdable = holdable & ring;
+            let covered = (self.covered)(k, dk, Depth::Full { holdable }).is_some();
+            self.flights_refused |= !covered;
+            // More squares to block on never hurt: a yes holds for every superset, a no for
+            // every subset.
+            let memo = &mut self.flights_memo;
+            let mut s = slot;
+            if covered {
+                let all = (1usize << ring.count_ones()) - 1;
+                loop {
+                    memo[s] = 2;
+                    if s == all {
+                        break;
+                    }
+                    s = (s + 1) | slot;
+                }
+            } else {
+                loop {
+                    memo[s] = 1;
+                    if s == 0 {
+                        break;
+                    }
+                    s = (s - 1) & slot;
+                }
+            }
+        }
+        self.flights_memo[slot] == 2
+    }
+
     /// Whether the captures that may happen either way can be shared out so that both sides
     /// have the moves: each moved first costs its side a move (`fits`) and may spare the
     /// other side's walk to it (`their_moves`). Only the most moved first that fit are tried:
@@ -1762,8 +1834,10 @@ impl Freeze<'_> {
         if !self.arrivals_filled(&fate, at) {
             return false;
         }
+        // With the king's square chosen, its flights must be covered too (`flights_hold`).
         if at == self.n {
-            return self.either_way_fits(&fate);
+            return self.either_way_fits(&fate)
+                && (self.king.1 == 0 || self.flights_covered(fate.ends | fate.roam));
         }
         let i = self.order[at] as usize;
         // Each capture and each arrival of the other side is a move of its own (a capture
@@ -1788,6 +1862,7 @@ impl Freeze<'_> {
             };
         }
         if self.fits(&next)
+            && self.flights_hold(&next, at + 1)
             && self.their_moves(&next, next.either) <= self.a_left
             && self.go(at + 1, next)
         {
@@ -1818,7 +1893,7 @@ impl Freeze<'_> {
                 roam: fate.roam | if walk > 0 { self.reach[i] } else { 0 },
                 ..fate
             };
-            if self.go(at + 1, next) {
+            if self.flights_hold(&next, at + 1) && self.go(at + 1, next) {
                 return true;
             }
         }
@@ -1854,7 +1929,9 @@ impl Freeze<'_> {
                 roam,
                 ..fate
             };
-            if (theirs & !fate.arrive.1 == 0 || self.their_moves(&next, next.either) <= self.a_left)
+            if self.flights_hold(&next, at + 1)
+                && (theirs & !fate.arrive.1 == 0
+                    || self.their_moves(&next, next.either) <= self.a_left)
                 && self.go(at + 1, next)
             {
                 return true;
@@ -2115,7 +2192,10 @@ fn nearest_first(dist: &[u8; 64], squares: u64) -> ([(u8, u8); 64], usize) {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Depth {
     Quick,
-    Full,
+    /// All of it, with the flights men of the mated side may end on (may block).
+    Full {
+        holdable: u64,
+    },
 }
 
 /// The flights' test of `goal_reachable`, per square of the mated king: each flight is
@@ -2164,6 +2244,7 @@ impl<'a> Flights<'a> {
             m_total: m_left,
             a_left,
             pawns: aim == Aim::Stalemate,
+            holdable: ALL,
             steps: 0,
         };
         let a_king = attackers.iter().position(|m| m.form == Form::King);
@@ -2210,9 +2291,10 @@ impl<'a> Flights<'a> {
     /// is usually close.
     fn any_covered(&mut self, king_dist: &[u8; 64]) -> bool {
         let (squares, n) = nearest_first(king_dist, self.candidates);
-        squares[..n]
-            .iter()
-            .any(|&(dk, k)| self.covered(k as usize, dk as u32, Depth::Full).is_some())
+        squares[..n].iter().any(|&(dk, k)| {
+            self.covered(k as usize, dk as u32, Depth::Full { holdable: ALL })
+                .is_some()
+        })
     }
 
     /// Whether the flights of king square `k`, `dk` moves away, can be covered (also when
@@ -2258,9 +2340,11 @@ impl<'a> Flights<'a> {
         if !feasible {
             return None;
         }
-        if depth == Depth::Quick {
-            return Some(must_hold);
-        }
+        let holdable = match depth {
+            Depth::Quick => return Some(must_hold),
+            Depth::Full { holdable } => holdable,
+        };
+        a.holdable = holdable;
         a.n_flights = 0;
         for &(f, block) in order[..forced].iter().chain(&order[8 - free..]) {
             a.flights[a.n_flights] = f;
@@ -2801,6 +2885,16 @@ pub(super) mod tests {
     #[test]
     fn unguarded_flights_need_men_not_captured() {
         assert_cut("4k1K1/5N2/8/8/4P3/8/4q3/8 b - - 0 1", 1, 1);
+    }
+
+    /// The flights' test blocks a flight only with a man the freeze test lets end there.
+    /// Here Black's queen can never stand frozen, so White's one move must capture it; then
+    /// it blocks none of Ke1's five flights, and nothing else of White's moves to guard
+    /// them. Before, the flights' test had the queen block one while the freeze test had it
+    /// captured.
+    #[test]
+    fn captured_men_block_no_flight() {
+        assert_cut("8/8/5R2/8/8/K7/2q5/4k3 b - - 0 1", 1, 1);
     }
 
     /// A man whose ways were merged may end on any square of theirs, not anywhere. Met in
