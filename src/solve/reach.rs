@@ -1132,7 +1132,6 @@ fn men_can_freeze_in(
         their_men: attackers.len() as u32,
         theirs_within,
         king: (0, 0),
-        king_square: 0,
         flights_memo: [0; 256],
         flights_refused: false,
         must_hold: 0,
@@ -1234,7 +1233,6 @@ fn men_can_freeze_in(
         freeze.steps = 0;
         freeze.king = (dk, 1 << k);
         freeze.must_hold = must_hold;
-        freeze.king_square = k;
         freeze.flights_memo = [0; 256];
         freeze.flights_refused = false;
         if freeze.go(0, Fate::default()) {
@@ -1503,8 +1501,6 @@ struct Freeze<'w> {
     theirs_within: u64,
     /// The king's walk and final square (as a bit), once chosen; (0, 0) before.
     king: (u32, u64),
-    /// That square (as an index).
-    king_square: usize,
     /// `flights_covered`'s answers for that square: 0 not asked, 1 no, 2 yes.
     flights_memo: [u8; 256],
     /// Whether it has answered no for that square.
@@ -1682,9 +1678,9 @@ impl Freeze<'_> {
     /// not captured that ends there or may end anywhere, or the king while its square is
     /// open (a chosen king square is no arrival), or one of the `undecided` men; each square
     /// stopping a pawn also a man captured there, if the other side can get there in time.
-    /// The king's flights the other side cannot attack are squares to occupy too.
-    /// The flights must each be reachable by a man that may end there: a roaming man or
-    /// one not decided yet (men decided from `order[at]` on).
+    /// The king's flights the other side cannot attack (`must_hold`) are squares to occupy
+    /// too, each by a man that may end there: a roaming man, or one not decided yet (those
+    /// from `order[at]` on).
     fn arrivals_filled(&self, fate: &Fate, at: usize) -> bool {
         // The flights (never the king's square) no man ends on for sure.
         let open = self.must_hold & !fate.ends;
@@ -1714,8 +1710,8 @@ impl Freeze<'_> {
     /// The flights' test for the chosen king square, blocking only on `holdable`: its
     /// answers per set of holdable flights are kept for that square (many fates share one).
     fn flights_covered(&mut self, holdable: u64) -> bool {
-        let (dk, _) = self.king;
-        let k = self.king_square;
+        let (dk, king_square) = self.king;
+        let k = king_square.trailing_zeros() as usize;
         let ring = tables().ring[k];
         let slot = bits(ring)
             .enumerate()
@@ -2154,8 +2150,8 @@ pub(in crate::solve) fn goal_reachable(
     let (blockers, attackers) = (blockers.men(), attackers.men());
     if aim == Aim::Stalemate && freeze_asked(blockers, m_left) {
         // Both tests must pass with the king on the same square: it ends on one. The
-        // flights' test is set up only once the freeze test has passed for some square of
-        // the king's (mostly it does not).
+        // flights' test is set up only once the freeze test has passed with the king on any
+        // square (mostly it does not).
         let mut flights: Option<Flights> = None;
         return men_can_freeze(
             &king,
@@ -2189,7 +2185,7 @@ fn nearest_first(dist: &[u8; 64], squares: u64) -> ([(u8, u8); 64], usize) {
 }
 
 /// How far `Flights::covered` tests: the quick test is cheap and asked first.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 enum Depth {
     Quick,
     /// All of it, with the flights men of the mated side may end on (may block).
