@@ -1344,6 +1344,14 @@ impl Freeze<'_> {
     }
 }
 
+/// The squares next to those of `b` (and those of `b`).
+fn next_to(b: u64) -> u64 {
+    const NOT_A: u64 = !0x0101_0101_0101_0101;
+    const NOT_H: u64 = !0x8080_8080_8080_8080;
+    let row = b | (b << 1 & NOT_A) | (b >> 1 & NOT_H);
+    row | row << 8 | row >> 8
+}
+
 /// The direction from `k` to `s` as a bit (of nine, the middle one unused), for lines only.
 fn ray_of(k: usize, s: usize) -> u16 {
     let df = (s % 8) as i32 - (k % 8) as i32;
@@ -1522,6 +1530,8 @@ const ANYWHERE: u8 = 64;
 struct Errands<'a> {
     t: &'a Tables,
     men: &'a [Man],
+    /// Per man: the moves to stand on each square (`Man::dist_all`), worked out once.
+    rows: [[u8; 64]; MAX_MEN],
     /// Per square: the moves of the nearest man to stand there.
     nearest: [u8; 64],
 }
@@ -1529,12 +1539,19 @@ struct Errands<'a> {
 impl<'a> Errands<'a> {
     fn new(t: &'a Tables, men: &'a [Man]) -> Errands<'a> {
         let mut nearest = [INF; 64];
-        for man in men {
-            for (n, d) in nearest.iter_mut().zip(man.dist_all(t)) {
+        let mut rows = [[INF; 64]; MAX_MEN];
+        for (row, man) in rows.iter_mut().zip(men) {
+            *row = man.dist_all(t);
+            for (n, &d) in nearest.iter_mut().zip(row.iter()) {
                 *n = (*n).min(d);
             }
         }
-        Errands { t, men, nearest }
+        Errands {
+            t,
+            men,
+            rows,
+            nearest,
+        }
     }
 
     /// The moves of the nearest man to run one errand.
@@ -1549,15 +1566,13 @@ impl<'a> Errands<'a> {
     /// visiting its share in its best order.
     fn least_moves(&self, squares: &[u8]) -> u32 {
         let n = squares.len();
+        let men = 0..self.men.len();
         match *squares {
             [s] => return self.nearest(s),
             // Apart, or both by one man.
             [a, b] => {
                 let apart = self.nearest(a) + self.nearest(b);
-                return self
-                    .men
-                    .iter()
-                    .fold(apart, |m, man| m.min(self.walk(man, &[a, b])));
+                return men.fold(apart, |m, man| m.min(self.walk(man, &[a, b])));
             }
             _ => {}
         }
@@ -1572,7 +1587,7 @@ impl<'a> Errands<'a> {
                     len += 1;
                 }
             }
-            for man in self.men {
+            for man in men.clone() {
                 *b = (*b).min(self.walk(man, &order[..len]));
             }
         }
@@ -1592,33 +1607,41 @@ impl<'a> Errands<'a> {
         least[(1 << n) - 1]
     }
 
-    /// `man`'s shortest walk visiting `squares` in some order: a move for each, and the
-    /// walk between the squares known (a detour by a square not known is no shorter).
-    fn walk(&self, man: &Man, squares: &[u8]) -> u32 {
-        let orders = [1, 1, 2, 6][squares.len()];
-        let mut least = u32::MAX;
-        for order in &ORDERS[..orders] {
-            let mut total = 0u32;
-            let mut at: Option<u8> = None;
-            for &j in &order[..squares.len()] {
-                let s = squares[j];
-                total += match at {
-                    _ if s == ANYWHERE => continue,
-                    None => man.dist_to(self.t, s as usize) as u32,
-                    // A pawn may have promoted on the way: one move at least.
-                    Some(_) if man.form == Form::Pawn => 1,
-                    Some(a) => self.t.dist[man.form as usize][a as usize][s as usize] as u32,
-                };
-                at = Some(s);
+    /// The shortest walk of man `m` visiting `squares` in some order: a move for each, and
+    /// the walk between the squares known (a detour by a square not known is no shorter).
+    fn walk(&self, m: usize, squares: &[u8]) -> u32 {
+        let mut known = [0usize; MAX_ERRANDS];
+        let mut k = 0;
+        for &s in squares {
+            if s != ANYWHERE {
+                known[k] = s as usize;
+                k += 1;
             }
-            least = least.min(total);
         }
+        let row = &self.rows[m];
+        let first = |s: usize| row[s] as u32;
+        // A pawn may have promoted on the way: one move at least between squares.
+        let pawn = self.men[m].form == Form::Pawn;
+        let dist = &self.t.dist[self.men[m].form as usize];
+        let between = |a: usize, b: usize| if pawn { 1 } else { dist[a][b] as u32 };
+        let least = match known[..k] {
+            [] => 0,
+            [a] => first(a),
+            [a, b] => (first(a) + between(a, b)).min(first(b) + between(b, a)),
+            _ => ORDERS
+                .iter()
+                .map(|o| {
+                    let [a, b, c] = o.map(|j| known[j]);
+                    first(a) + between(a, b) + between(b, c)
+                })
+                .min()
+                .unwrap_or(u32::MAX),
+        };
         least.max(squares.len() as u32)
     }
 }
 
-/// Every order of up to `MAX_ERRANDS` items, as indices (the first `n!` rows of each length
-/// `n`: rows of length 2 are the first two of their row, and so on).
+/// Every order of `MAX_ERRANDS` items, as indices.
 const ORDERS: [[usize; MAX_ERRANDS]; 6] = [
     [0, 1, 2],
     [1, 0, 2],
@@ -2312,6 +2335,18 @@ impl<'a> Flights<'a> {
         // budget. They go first in the search (no choice to make there).
         let m = m_left - dk;
         let king_stands = a_king_reach & !(ring | 1 << k);
+        let holdable = match depth {
+            Depth::Quick => {
+                // On whole bitboards: most king squares are only asked this.
+                let must_hold = ring & !(checkable | next_to(king_stands));
+                let mut must_block = 0u32;
+                for f in bits(must_hold) {
+                    must_block += block_cost[f] as u32;
+                }
+                return (must_block <= m).then_some(must_hold);
+            }
+            Depth::Full { holdable } => holdable,
+        };
         let mut must_block = 0u32;
         let mut must_hold = 0u64;
         let mut feasible = true;
@@ -2336,10 +2371,6 @@ impl<'a> Flights<'a> {
         if !feasible {
             return None;
         }
-        let holdable = match depth {
-            Depth::Quick => return Some(must_hold),
-            Depth::Full { holdable } => holdable,
-        };
         a.holdable = holdable;
         a.n_flights = 0;
         for &(f, block) in order[..forced].iter().chain(&order[8 - free..]) {
@@ -2395,6 +2426,17 @@ pub(super) mod tests {
 
     fn n(s: &str) -> usize {
         Square::parse(s).unwrap().index()
+    }
+
+    #[test]
+    fn next_to_stays_on_the_board() {
+        let b = |list: &[&str]| list.iter().fold(0u64, |b, s| b | 1 << n(s));
+        assert_eq!(next_to(b(&["a1"])), b(&["a1", "b1", "a2", "b2"]));
+        assert_eq!(
+            next_to(b(&["h4"])),
+            b(&["g3", "h3", "g4", "h4", "g5", "h5"])
+        );
+        assert_eq!(next_to(0), 0);
     }
 
     #[test]
