@@ -423,7 +423,25 @@ fn tables() -> &'static Tables {
                             }
                         }
                     }
-                    promoted[list_slot(c, from, m)] = list.into_boxed_slice();
+                    // A square reached as a queen is reached no later as a rook or bishop
+                    // (or from another square of promotion) needing no more held: such a way
+                    // is never needed, only tried. The first of equal ones stays.
+                    let dominated = |i: usize, f: &Frozen| {
+                        list.iter().enumerate().any(|(j, g)| {
+                            j != i
+                                && g.end == f.end
+                                && g.walk <= f.walk
+                                && g.needs & f.needs == g.needs
+                                && (j < i || g.walk < f.walk || g.needs != f.needs)
+                        })
+                    };
+                    let kept: Vec<Frozen> = list
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, f)| !dominated(i, f))
+                        .map(|(_, &f)| f)
+                        .collect();
+                    promoted[list_slot(c, from, m)] = kept.into_boxed_slice();
                 }
             }
         }
@@ -2474,8 +2492,11 @@ pub(super) mod tests {
                 .collect()
         };
         let one = list("b2", 1);
-        // Four officers on three squares each, all after one move.
-        assert_eq!(one.len(), 12);
+        // Three officers on three squares each, all after one move: a queen needs more
+        // held than a rook or bishop on the same square, which it adds nothing to.
+        assert_eq!(one.len(), 9);
+        let queen_a1 = t.freeze[Form::Queen as usize][n("a1")];
+        assert!(!one.contains(&(1, n("a1"), queen_a1)));
         assert!(one
             .iter()
             .all(|&(w, e, _)| w == 1 && [n("a1"), n("b1"), n("c1")].contains(&e)));
