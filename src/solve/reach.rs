@@ -99,7 +99,8 @@ struct Tables {
     /// to `FREEZE_MAX_MOVES`), square by square.
     frozen: Vec<Box<[Frozen]>>,
     /// `[list_slot(color, from, m)]`: where a pawn may stand frozen as an officer within
-    /// `m` moves, officer by officer and square of promotion by square.
+    /// `m` moves, officer by officer and square of promotion by square (less the ways
+    /// another does no worse).
     promoted: Vec<Box<[Frozen]>>,
 }
 
@@ -423,9 +424,10 @@ fn tables() -> &'static Tables {
                             }
                         }
                     }
-                    // A square reached as a queen is reached no later as a rook or bishop
-                    // (or from another square of promotion) needing no more held: such a way
-                    // is never needed, only tried. The first of equal ones stays.
+                    // A way is never needed, only tried, when another ends on the same
+                    // square no later and needs no more held: a queen's beside a rook's or
+                    // bishop's there, or the same officer's from a farther square of
+                    // promotion. Dropped here once; of equal ways the first stays.
                     let dominated = |i: usize, f: &Frozen| {
                         list.iter().enumerate().any(|(j, g)| {
                             j != i
