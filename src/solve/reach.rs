@@ -1592,7 +1592,7 @@ impl<'a> Errands<'a> {
             // Apart, or both by one man.
             [a, b] => {
                 let apart = self.nearest(a) + self.nearest(b);
-                return men.fold(apart, |m, man| m.min(self.walk(man, &[a, b])));
+                return men.fold(apart, |least, m| least.min(self.walk(m, &[a, b])));
             }
             _ => {}
         }
@@ -1607,8 +1607,8 @@ impl<'a> Errands<'a> {
                     len += 1;
                 }
             }
-            for man in men.clone() {
-                *b = (*b).min(self.walk(man, &order[..len]));
+            for m in men.clone() {
+                *b = (*b).min(self.walk(m, &order[..len]));
             }
         }
         // Share the errands out: the subset holding the first errand left, then the rest.
@@ -2355,48 +2355,30 @@ impl<'a> Flights<'a> {
         // budget. They go first in the search (no choice to make there).
         let m = m_left - dk;
         let king_stands = a_king_reach & !(ring | 1 << k);
-        let holdable = match depth {
-            Depth::Quick => {
-                // On whole bitboards: most king squares are only asked this.
-                let must_hold = ring & !(checkable | next_to(king_stands));
-                let mut must_block = 0u32;
-                for f in bits(must_hold) {
-                    must_block += block_cost[f] as u32;
-                }
-                return (must_block <= m).then_some(must_hold);
-            }
-            Depth::Full { holdable } => holdable,
-        };
-        let mut must_block = 0u32;
-        let mut must_hold = 0u64;
-        let mut feasible = true;
-        let (mut forced, mut free) = (0usize, 0usize);
-        let mut order = [(0usize, 0u8); 8];
-        for f in bits(ring) {
-            let guarded = checkable >> f & 1 == 1 || t.ring[f] & king_stands != 0;
-            if guarded {
-                free += 1;
-                order[8 - free] = (f, block_cost[f]);
-                continue;
-            }
-            must_block += block_cost[f] as u32;
-            must_hold |= 1 << f;
-            if must_block > m {
-                feasible = false;
-                break;
-            }
-            order[forced] = (f, block_cost[f]);
-            forced += 1;
-        }
-        if !feasible {
+        // On whole bitboards: most king squares are only asked the quick test.
+        let must_hold = ring & !(checkable | next_to(king_stands));
+        let must_block: u32 = bits(must_hold).map(|f| block_cost[f] as u32).sum();
+        if must_block > m {
             return None;
         }
+        let holdable = match depth {
+            Depth::Quick => return Some(must_hold),
+            Depth::Full { holdable } => holdable,
+        };
         a.holdable = holdable;
         a.n_flights = 0;
-        for &(f, block) in order[..forced].iter().chain(&order[8 - free..]) {
+        let mut add = |f: usize| {
             a.flights[a.n_flights] = f;
-            a.min_block[a.n_flights] = block;
+            a.min_block[a.n_flights] = block_cost[f];
             a.n_flights += 1;
+        };
+        bits(must_hold).for_each(&mut add);
+        // Then the guarded ones, highest square first (as they always went).
+        let mut guarded = ring & !must_hold;
+        while guarded != 0 {
+            let f = 63 - guarded.leading_zeros() as usize;
+            guarded ^= 1 << f;
+            add(f);
         }
         a.m_k = m;
         a.memo_used = false;
