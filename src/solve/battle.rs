@@ -676,13 +676,13 @@ pub(crate) fn solve(
     // Iterative deepening over the first moves: shortest solutions first.
     let mut key_len: Vec<Option<u32>> = vec![None; moves.len()];
     // A length whose shorter one was quick is searched on this thread alone.
-    let mut last_pass = std::time::Duration::ZERO;
+    let mut passes = super::parallel::Passes::default();
     if !reflex_blocked {
         for depth in 1..=n {
             control.set_depth(depth);
             control.set_first_moves(0, total);
             let pass_started = std::time::Instant::now();
-            if workers > 1 && last_pass >= super::parallel::SHARE_AFTER {
+            if workers > 1 && passes.next_worth_sharing() {
                 let todo: Vec<bool> = key_len.iter().map(|k| k.is_none()).collect();
                 let wins =
                     super::parallel::prove_first_moves(pos, &moves, &todo, depth, &mut provers);
@@ -705,7 +705,7 @@ pub(crate) fn solve(
                     }
                 }
             }
-            last_pass = pass_started.elapsed();
+            passes.record(pass_started.elapsed());
             if control.is_stopped() {
                 break;
             }

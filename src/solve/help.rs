@@ -27,15 +27,15 @@
 //! one search per thread (`parallel::share_out`); the lines are read back in move order, so they
 //! are the same on any number of threads.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::chess::steps::{DIAGONAL, KNIGHT, ORTHOGONAL};
 use crate::chess::{Color, Move, MoveKey, MoveKind, MoveList, Position, Role, Square};
 use crate::problem::{Aim, SolveOptions};
 
 use super::parallel::{
-    assemble_lines, share_out, worker_count, Gate, Handed, LineSearch, LineWorker, Split, Tally,
-    SHARE_AFTER,
+    assemble_lines, share_out, worker_count, Gate, Handed, LineSearch, LineWorker, Passes, Split,
+    Tally,
 };
 use super::reach;
 use super::{
@@ -658,7 +658,7 @@ pub(super) fn all_lengths<S: LineSearch>(
 ) -> Vec<SolutionNode> {
     let mut forest = Vec::new();
     let mut found = 0;
-    let mut last_pass = Duration::ZERO;
+    let mut passes = Passes::default();
     let mut length = lengths.from;
     while length <= lengths.to && !control.is_stopped() && limit.is_none_or(|l| found < l) {
         if progress {
@@ -670,7 +670,8 @@ pub(super) fn all_lengths<S: LineSearch>(
             search.prepare(left, false);
         }
         let started = Instant::now();
-        let shared = searches.len() > 1 && length >= lengths.share_from && last_pass >= SHARE_AFTER;
+        let shared =
+            searches.len() > 1 && length >= lengths.share_from && passes.next_worth_sharing();
         let mut lines = if shared {
             lines_shared(
                 searches,
@@ -686,11 +687,12 @@ pub(super) fn all_lengths<S: LineSearch>(
             search.restart(Split::default());
             search.lines(pos, length, lengths.first)
         };
-        last_pass = started.elapsed();
+        let pass = started.elapsed();
+        passes.record(pass);
         tracing::debug!(
             play = lengths.play,
             length,
-            seconds = last_pass.as_secs_f64(),
+            seconds = pass.as_secs_f64(),
             nodes_so_far = control.nodes(),
             "length searched"
         );
