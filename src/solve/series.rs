@@ -108,11 +108,12 @@ impl SeriesSearch<'_> {
     /// stipulation, as nodes numbered `number`. Empty when the series' last move fails.
     fn end_moves(&mut self, after: &Position, number: u32) -> Vec<SolutionNode> {
         // Most series end in nothing: first ask on bitboards whether any move reaches the aim
-        // (only checking moves are played for a mate), before building the move list.
+        // (only checking moves are played for a mate, only moves not proved to leave the series
+        // side a reply for a stalemate), before building the move list.
         if matches!(self.end, SeriesEnd::Help | SeriesEnd::Reflex) {
             let any = match self.aim {
                 Aim::Mate => after.has_mate_in_one(),
-                Aim::Stalemate => after.any_successor(|_, p| aim_reached(Aim::Stalemate, p)),
+                Aim::Stalemate => after.any_successor_stalemate_candidate(|_, p| p.is_stalemate()),
             };
             if !any {
                 return Vec::new();
