@@ -188,3 +188,30 @@ fn key_and_en_passant_and_castling() {
     assert_ne!(p.key(), pos.key());
     assert_eq!(p.key(), key("r3k2r/8/8/8/8/8/8/R3K2R w Qk - 0 1"));
 }
+
+/// `passed_key` is the key of the passed position, made without making it: with castling
+/// rights, after a double step that leaves an e.p. capture (which passing forfeits), for
+/// either side; and there is none in check.
+#[test]
+fn passed_key_is_the_key_of_the_pass() {
+    let fens = [
+        "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+        "r3k2r/8/8/8/8/8/8/R3K2R b Kq - 0 1",
+        "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1",
+        "nbk5/qrPp4/1ppK4/1b6/P7/8/8/7B b - - 0 1",
+    ];
+    for fen in fens {
+        let pos = Position::from_fen(fen).unwrap();
+        let passed = pos.pass().expect("not in check");
+        assert_eq!(pos.passed_key(), Some(passed.key()), "{fen}");
+        assert_ne!(pos.passed_key(), Some(pos.key()), "{fen}");
+    }
+    // After e2-e4 a black pawn on f4 could take e.p.; the pass forfeits that.
+    let pos = Position::from_fen("4k3/8/8/8/5p2/8/4P3/4K3 w - - 0 1").unwrap();
+    let after = pos.play(&pos.find_uci("e2e4").unwrap());
+    assert_eq!(after.passed_key(), Some(after.pass().unwrap().key()));
+    // In check no pass, no key.
+    let check = Position::from_fen("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1").unwrap();
+    assert!(check.pass().is_none());
+    assert_eq!(check.passed_key(), None);
+}

@@ -579,6 +579,26 @@ impl Position {
         self.board.null_move().map(|board| Position { board })
     }
 
+    /// `pass()`'s key, without making the position (`None` when the side to move is in check):
+    /// a series search looks most of its positions up only to find them known.
+    #[inline]
+    pub fn passed_key(&self) -> Option<u64> {
+        // Passing toggles the side to move and clears the e.p. file, which `key` leaves out
+        // anyway once it is cleared: the key changes by the side-to-move key alone.
+        static SIDE_TO_MOVE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        let side = *SIDE_TO_MOVE.get_or_init(|| {
+            let board = Board::default();
+            let passed = board
+                .null_move()
+                .expect("the start position is not in check");
+            passed.hash_without_ep() ^ board.hash_without_ep()
+        });
+        self.board
+            .checkers()
+            .is_empty()
+            .then(|| self.board.hash_without_ep() ^ side)
+    }
+
     /// Finds the legal move with this UCI text (castling as `e1g1`).
     pub fn find_uci(&self, uci: &str) -> Option<Move> {
         let mut list = MoveList::new();

@@ -166,21 +166,38 @@ impl SeriesSearch<'_> {
     /// Every series of exactly `k` more moves from `pos` (series side to move) that fulfils the
     /// stipulation, as nodes of the moves numbered `number`.
     fn lines(&mut self, pos: &Position, k: u32, number: u32) -> Vec<SolutionNode> {
-        if self.halted {
+        let key = pos.key() ^ self.salt;
+        if self.known(key, k) {
             return Vec::new();
+        }
+        self.search(pos, key, k, number)
+    }
+
+    /// The first look at the position of `key` with `k` moves to go: it counts as a node, and
+    /// it is true when the search is over (halted) or the table knows the position fails. Most
+    /// positions of a series are met again and again by moves in other orders, so this is
+    /// asked before the position is even made (`Position::passed_key`).
+    #[inline]
+    fn known(&mut self, key: u64, k: u32) -> bool {
+        if self.halted {
+            return true;
         }
         if self.tally.count(1) {
             self.halted = true;
-            return Vec::new();
+            return true;
         }
         self.bound.node();
-        let key = pos.key() ^ self.salt;
         if let Some(e) = self.tt.probe(key) {
             if known_unsolvable(e.no_solution_in, k) {
                 self.tally.hit();
-                return Vec::new();
+                return true;
             }
         }
+        false
+    }
+
+    /// `lines` for a position not known to fail, with its table key.
+    fn search(&mut self, pos: &Position, key: u64, k: u32, number: u32) -> Vec<SolutionNode> {
         let mut out = Vec::new();
         // Reflex: a series side that can reach the aim itself must do so, which ends the play
         // the wrong way.
@@ -232,8 +249,8 @@ impl SeriesSearch<'_> {
             for (index, mv) in moves.iter().enumerate() {
                 if !self.split.skips(number, index) {
                     let after = pos.play(mv);
-                    if let Some(next) = after.pass() {
-                        self.tt.prefetch(next.key() ^ self.salt);
+                    if let Some(next) = after.passed_key() {
+                        self.tt.prefetch(next ^ self.salt);
                     }
                     children.push(after);
                 }
@@ -288,8 +305,16 @@ impl SeriesSearch<'_> {
                 if after.is_check() || self.forced_end(after) {
                     continue;
                 }
-                let Some(next) = after.pass() else { continue };
-                let replies = self.lines(&next, k - 1, number + 1);
+                let Some(next) = after.passed_key() else {
+                    continue;
+                };
+                let key = next ^ self.salt;
+                let replies = if self.known(key, k - 1) {
+                    Vec::new()
+                } else {
+                    let next = after.pass().expect("a position not in check passes");
+                    self.search(&next, key, k - 1, number + 1)
+                };
                 if !replies.is_empty() {
                     let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, false);
                     node.replies = replies;
