@@ -374,6 +374,8 @@ fn bench(
     let (mut log_time, mut log_ratio, mut n_time, mut n_ratio, mut wrong, mut timeouts) =
         (0.0f64, 0.0f64, 0, 0, 0, 0);
     let (mut total_nodes, mut total_secs) = (0u64, 0.0f64);
+    // The problems solved slower than the reference solver: the "none slower" target.
+    let mut slower: Vec<String> = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let record: serde_json::Value = match serde_json::from_str(line) {
             Ok(v) => v,
@@ -427,6 +429,9 @@ fn bench(
         if let Some(r) = ratio {
             log_ratio += r.ln();
             n_ratio += 1;
+            if r < 1.0 {
+                slower.push(format!("{id} ({r:.1}x)"));
+            }
         }
         println!(
             "{:<34} {:>8} {:>10.3} {:>12} {:>10.2} {:>9} {:>8}  {}",
@@ -452,6 +457,14 @@ fn bench(
         total_nodes as f64 / total_secs.max(1e-9) / 1e6,
         if n_ratio > 0 { format!("{:.1}x", (log_ratio / n_ratio as f64).exp()) } else { "-".into() },
     );
+    if n_ratio > 0 {
+        println!(
+            "slower than popeye_seconds: {} of {n_ratio}{}{}",
+            slower.len(),
+            if slower.is_empty() { "" } else { ": " },
+            slower.join(", ")
+        );
+    }
     if let Some(peak) = peak_memory_bytes() {
         println!(
             "peak memory {:.1} MiB (table limit {:.1} MiB for {} entries)",

@@ -170,3 +170,49 @@ fn agree_py_reports_every_core_problem_agreeing() {
 fn agree_py_on_the_slow_problems() {
     agree_py("slow", |id| common::tier(id) == common::Tier::Slow);
 }
+
+/// `stipula bench` checks every answer against the file (a wrong one fails the run) and names
+/// the problems solved slower than the reference solver's `popeye_seconds`.
+#[test]
+fn bench_checks_answers_and_names_the_slower_problems() {
+    let dir = std::env::temp_dir().join(format!("stipula-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let record = |id: &str, keys: &[&str], popeye: f64| {
+        serde_json::json!({
+            "id": id, "fen": "k3N3/P7/K6p/8/8/8/8/8 w - - 0 1", "stipulation": "#2",
+            "play": "direct", "core": true, "keys": keys, "popeye_seconds": popeye,
+        })
+        .to_string()
+    };
+    // The reference "took" 1000 s for the first and a nanosecond for the second.
+    let right = dir.join("right.jsonl");
+    std::fs::write(
+        &right,
+        [
+            record("quick", &["Ka6-b6", "Se8-c7"], 1000.0),
+            record("slow", &["Se8-c7#", "Ka6-b6"], 1e-9),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let o = stipula(&["bench", "--threads", "1", right.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}{}", stderr(&o));
+    assert!(text.contains("0 wrong"), "{text}");
+    assert!(
+        text.contains("slower than popeye_seconds: 1 of 2: slow ("),
+        "{text}"
+    );
+    // A key missing from the answer is a wrong answer: exit code 1.
+    let wrong = dir.join("wrong.jsonl");
+    std::fs::write(&wrong, record("cooked", &["Se8-c7"], 1000.0)).unwrap();
+    let o = stipula(&["bench", "--threads", "1", wrong.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("WRONG") && text.contains("1 wrong"), "{text}");
+    assert!(
+        text.contains("slower than popeye_seconds: 0 of 1"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
