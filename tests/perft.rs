@@ -215,3 +215,58 @@ fn passed_key_is_the_key_of_the_pass() {
     assert!(check.pass().is_none());
     assert_eq!(check.passed_key(), None);
 }
+
+/// `passed_key_after` (the key of the position after a move and a pass, told without making
+/// the move) agrees with making both, for every move it answers three plies deep from every
+/// perft position, with its castling rights and without them; and it answers for every kind of
+/// man moving, capturing and being captured, double steps included.
+#[test]
+fn passed_key_after_is_the_key_after_the_move_and_a_pass() {
+    let Some(cases) = cases() else {
+        return;
+    };
+    let mut answered = 0u64;
+    let mut kinds = std::collections::BTreeSet::new();
+    fn walk(
+        pos: &Position,
+        depth: u32,
+        answered: &mut u64,
+        kinds: &mut std::collections::BTreeSet<String>,
+    ) {
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        for mv in list.iter() {
+            let after = pos.play(mv);
+            if let (Some(key), Some(passed)) = (pos.passed_key_after(mv), after.pass()) {
+                assert_eq!(key, passed.key(), "{} {}", pos.to_fen(), mv.uci());
+                *answered += 1;
+                kinds.insert(format!("{:?} takes {:?}", mv.role(), mv.capture()));
+                kinds.insert(format!("{:?}", mv.kind()));
+            }
+            if depth > 1 {
+                walk(&after, depth - 1, answered, kinds);
+            }
+        }
+    }
+    for case in &cases {
+        let fields: Vec<&str> = case.fen.split(' ').collect();
+        let without_rights = [fields[0], fields[1], "-", fields[3], "0", "1"].join(" ");
+        for fen in [case.fen.clone(), without_rights] {
+            let Ok(pos) = Position::from_fen(&fen) else {
+                continue; // an e.p. square may need the castling right's position: skip
+            };
+            walk(&pos, 3, &mut answered, &mut kinds);
+        }
+    }
+    assert!(answered > 100_000, "only {answered} moves answered");
+    for role in ["Pawn", "Knight", "Bishop", "Rook", "Queen", "King"] {
+        assert!(kinds.contains(&format!("{role} takes None")), "{kinds:?}");
+    }
+    for taken in ["Pawn", "Knight", "Bishop", "Rook", "Queen"] {
+        let any = kinds
+            .iter()
+            .any(|k| k.ends_with(&format!("takes Some({taken})")));
+        assert!(any, "no capture of a {taken}: {kinds:?}");
+    }
+    assert!(kinds.contains("DoubleStep"), "{kinds:?}");
+}

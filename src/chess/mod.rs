@@ -4,6 +4,7 @@
 mod bitboard;
 mod color;
 pub mod fen;
+mod keys;
 mod move_key;
 mod movelist;
 mod moves;

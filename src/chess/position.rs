@@ -599,6 +599,36 @@ impl Position {
             .then(|| self.board.hash_without_ep() ^ side)
     }
 
+    /// `passed_key` of the position after `mv` (one of this position's moves that gives no
+    /// check), worked out without making the move; `None` for the moves it leaves to `play`:
+    /// castling, e.p., promotions, and any move while a castling right stands (it may end it).
+    #[inline]
+    pub fn passed_key_after(&self, mv: &Move) -> Option<u64> {
+        let b = &self.board;
+        let rights = |c| {
+            let r = b.castle_rights(c);
+            r.short.is_some() || r.long.is_some()
+        };
+        if mv.kind() != MoveKind::Normal && mv.kind() != MoveKind::DoubleStep
+            || mv.raw.promotion.is_some()
+            || rights(cozy_chess::Color::White)
+            || rights(cozy_chess::Color::Black)
+        {
+            return None;
+        }
+        let keys = super::keys::ManKeys::get();
+        let us = b.side_to_move();
+        let piece = mv.role().to_cozy();
+        let (from, to) = (mv.raw.from, mv.raw.to);
+        // Moving and passing hand the move back: the side to move's key cancels, and the
+        // pass clears any e.p. right the move made.
+        let mut key = b.hash_without_ep() ^ keys.of(us, piece, from) ^ keys.of(us, piece, to);
+        if let Some(taken) = mv.capture() {
+            key ^= keys.of(!us, taken.to_cozy(), to);
+        }
+        Some(key)
+    }
+
     /// Finds the legal move with this UCI text (castling as `e1g1`).
     pub fn find_uci(&self, uci: &str) -> Option<Move> {
         let mut list = MoveList::new();

@@ -58,6 +58,21 @@ fn salt(end: SeriesEnd, aim: Aim) -> u64 {
     SALT_SERIES[e][a]
 }
 
+/// Adds the series move `mv` of `pos` with the lines after it, if there are any.
+fn push_line(
+    out: &mut Vec<SolutionNode>,
+    pos: &Position,
+    mv: &Move,
+    number: u32,
+    replies: Vec<SolutionNode>,
+) {
+    if !replies.is_empty() {
+        let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, false);
+        node.replies = replies;
+        out.push(node);
+    }
+}
+
 /// True when the side to move in `pos` has a move after which the opponent suffers the aim.
 fn can_reach_aim_in_one(aim: Aim, pos: &Position) -> bool {
     let mut moves = MoveList::new();
@@ -244,10 +259,25 @@ impl SeriesSearch<'_> {
         // The series goes on from each move's position with the other side passing, which
         // probes the table first: play the moves once, and fetch all their buckets at once
         // (memory waits overlap).
+        // A move that surely gives no check, where no forced end can stop the series, needs no
+        // position to be looked up: its key is told without making it (`passed_key_after`), and
+        // it is made only if the table does not know it.
+        let quiet = (k > 1 && matches!(self.end, SeriesEnd::Direct | SeriesEnd::Help))
+            .then(|| CheckFilter::new(pos));
+        let quiet_key = |mv: &Move| {
+            quiet
+                .as_ref()
+                .filter(|c| !c.may_check(mv))
+                .and_then(|_| pos.passed_key_after(mv))
+        };
         let mut children = self.afters.take(number);
         if k > 1 {
             for (index, mv) in moves.iter().enumerate() {
                 if !self.split.skips(number, index) {
+                    if let Some(next) = quiet_key(mv) {
+                        self.tt.prefetch(next ^ self.salt);
+                        continue;
+                    }
                     let after = pos.play(mv);
                     if let Some(next) = after.passed_key() {
                         self.tt.prefetch(next ^ self.salt);
@@ -256,14 +286,35 @@ impl SeriesSearch<'_> {
                 }
             }
         }
-        // One kept position per move searched when k > 1, in the same order; none when k = 1.
+        // One kept position per move searched and made when k > 1, in the same order; none
+        // when k = 1.
         let mut kept_positions = children.iter();
         for (index, mv) in moves.iter().enumerate() {
             if self.split.skips(number, index) {
                 continue;
             }
-            let kept = kept_positions.next();
+            let quiet = quiet_key(mv);
+            let kept = if quiet.is_some() {
+                None
+            } else {
+                kept_positions.next()
+            };
             if checks.as_ref().is_some_and(|c| !c.may_check(mv)) {
+                continue;
+            }
+            if let Some(next) = quiet {
+                let key = next ^ self.salt;
+                if !self.known(key, k - 1) {
+                    let next = pos.play(mv).pass().expect("a move giving no check passes");
+                    let replies = self.search(&next, key, k - 1, number + 1);
+                    push_line(&mut out, pos, mv, number, replies);
+                }
+                if number == 1 && self.progress {
+                    self.control.first_move_done();
+                }
+                if self.halted {
+                    break;
+                }
                 continue;
             }
             let played;
@@ -315,11 +366,7 @@ impl SeriesSearch<'_> {
                     let next = after.pass().expect("a position not in check passes");
                     self.search(&next, key, k - 1, number + 1)
                 };
-                if !replies.is_empty() {
-                    let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, false);
-                    node.replies = replies;
-                    out.push(node);
-                }
+                push_line(&mut out, pos, mv, number, replies);
             }
             if number == 1 && self.progress {
                 self.control.first_move_done();
