@@ -191,7 +191,7 @@ impl SeriesSearch<'_> {
     /// The first look at the position of `key` with `k` moves to go: it counts as a node, and
     /// it is true when the search is over (halted) or the table knows the position fails. Most
     /// positions of a series are met again and again by moves in other orders, so this is
-    /// asked before the position is even made (`Position::passed_key`).
+    /// asked before the position is even made (`Position::passed_key`, `passed_key_after`).
     #[inline]
     fn known(&mut self, key: u64, k: u32) -> bool {
         if self.halted {
@@ -257,11 +257,10 @@ impl SeriesSearch<'_> {
             return out;
         }
         // The series goes on from each move's position with the other side passing, which
-        // probes the table first: play the moves once, and fetch all their buckets at once
-        // (memory waits overlap).
-        // A move that surely gives no check, where no forced end can stop the series, needs no
-        // position to be looked up: its key is told without making it (`passed_key_after`), and
-        // it is made only if the table does not know it.
+        // probes the table first: fetch all their buckets at once (memory waits overlap), and
+        // make each move at most once. A move that surely gives no check, where no forced end
+        // can stop the series, is not made for the probe: its key is told without it
+        // (`passed_key_after`), and it is made only if the table does not know it.
         let quiet = (k > 1 && matches!(self.end, SeriesEnd::Direct | SeriesEnd::Help))
             .then(|| CheckFilter::new(pos));
         let quiet_key = |mv: &Move| {
