@@ -1,32 +1,38 @@
-//! The move generator's position hash, man by man: the key each man adds on each square, read
-//! off the generator once, so that the key of a position after a plain move can be told without
-//! making the move (a series search finds most of the positions it reaches already known).
+//! The move generator's position hash in parts: the key each man adds on each square, and the
+//! side to move's, read off the generator once, so that the key of a position after a pass or a
+//! plain move can be told without making it (a series search finds most of the positions it
+//! reaches already known).
 
 use std::sync::OnceLock;
 
 use cozy_chess::{Board, BoardBuilder, Color as CozyColor, Piece};
 
-/// `[color][piece][square]`: what a man standing there adds to the key (0 for a pawn on the
-/// first or last rank, where none stands).
-pub(super) struct ManKeys([[[u64; 64]; 6]; 2]);
+pub(super) struct HashParts {
+    /// `[color][piece][square]`: what a man standing there adds (0 for a pawn on the first or
+    /// last rank, where none stands).
+    men: [[[u64; 64]; 6]; 2],
+    /// What Black to move adds.
+    pub(super) side_to_move: u64,
+}
 
-impl ManKeys {
-    pub(super) fn get() -> &'static ManKeys {
-        static KEYS: OnceLock<ManKeys> = OnceLock::new();
-        KEYS.get_or_init(ManKeys::read_off)
+impl HashParts {
+    pub(super) fn get() -> &'static HashParts {
+        static PARTS: OnceLock<HashParts> = OnceLock::new();
+        PARTS.get_or_init(HashParts::read_off)
     }
 
     #[inline]
-    pub(super) fn of(&self, color: CozyColor, piece: Piece, square: cozy_chess::Square) -> u64 {
-        self.0[color as usize][piece as usize][square as usize]
+    pub(super) fn man(&self, color: CozyColor, piece: Piece, square: cozy_chess::Square) -> u64 {
+        self.men[color as usize][piece as usize][square as usize]
     }
 
     /// The hash is the exclusive or of its parts (a Zobrist key): a man's part is the hash of a
     /// board with him less the hash of the same board without him. The kings stand far apart,
     /// on a1 and h8, or on h1 and a8 when the man's square is one of those; the man's opponents
     /// move, so that a man giving check still leaves a legal board. A king cannot be taken off:
-    /// its part is read against the same king on a1, which a king's move cancels out.
-    fn read_off() -> ManKeys {
+    /// its part is read against the same king on a1, which a king's move cancels out. The side
+    /// to move's part is what a pass changes.
+    fn read_off() -> HashParts {
         use cozy_chess::Square::{A1, A8, E5, H1, H8};
         let mut keys = [[[0u64; 64]; 6]; 2];
         for (c, color) in [CozyColor::White, CozyColor::Black].into_iter().enumerate() {
@@ -71,7 +77,14 @@ impl ManKeys {
                 }
             }
         }
-        ManKeys(keys)
+        let start = Board::default();
+        let passed = start
+            .null_move()
+            .expect("the start position is not in check");
+        HashParts {
+            men: keys,
+            side_to_move: passed.hash_without_ep() ^ start.hash_without_ep(),
+        }
     }
 }
 

@@ -585,14 +585,7 @@ impl Position {
     pub fn passed_key(&self) -> Option<u64> {
         // Passing toggles the side to move and clears the e.p. file, which `key` leaves out
         // anyway once it is cleared: the key changes by the side-to-move key alone.
-        static SIDE_TO_MOVE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-        let side = *SIDE_TO_MOVE.get_or_init(|| {
-            let board = Board::default();
-            let passed = board
-                .null_move()
-                .expect("the start position is not in check");
-            passed.hash_without_ep() ^ board.hash_without_ep()
-        });
+        let side = super::keys::HashParts::get().side_to_move;
         self.board
             .checkers()
             .is_empty()
@@ -616,15 +609,15 @@ impl Position {
         {
             return None;
         }
-        let keys = super::keys::ManKeys::get();
+        let keys = super::keys::HashParts::get();
         let us = b.side_to_move();
         let piece = mv.role().to_cozy();
         let (from, to) = (mv.raw.from, mv.raw.to);
         // Moving and passing hand the move back: the side to move's key cancels, and the
         // pass clears any e.p. right the move made.
-        let mut key = b.hash_without_ep() ^ keys.of(us, piece, from) ^ keys.of(us, piece, to);
+        let mut key = b.hash_without_ep() ^ keys.man(us, piece, from) ^ keys.man(us, piece, to);
         if let Some(taken) = mv.capture() {
-            key ^= keys.of(!us, taken.to_cozy(), to);
+            key ^= keys.man(!us, taken.to_cozy(), to);
         }
         Some(key)
     }
