@@ -66,13 +66,9 @@ impl HashParts {
                             (wk, Piece::King, CozyColor::White),
                             (bk, Piece::King, CozyColor::Black),
                         ];
-                        let without = board(!color, kings);
-                        let mut with = BoardBuilder::from_board(&without);
-                        *with.square_mut(s) = Some((piece, color));
-                        let with = with
-                            .build()
-                            .expect("a man beside two kings far apart is legal");
-                        with.hash_without_ep() ^ without.hash_without_ep()
+                        let [white, black] = kings;
+                        let with = board(!color, [white, black, (s, piece, color)]);
+                        with.hash_without_ep() ^ board(!color, kings).hash_without_ep()
                     };
                 }
             }

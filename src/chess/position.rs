@@ -603,7 +603,7 @@ impl Position {
             r.short.is_some() || r.long.is_some()
         };
         if mv.kind() != MoveKind::Normal && mv.kind() != MoveKind::DoubleStep
-            || mv.raw.promotion.is_some()
+            || mv.promotion().is_some()
             || rights(cozy_chess::Color::White)
             || rights(cozy_chess::Color::Black)
         {

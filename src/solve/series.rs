@@ -308,64 +308,61 @@ impl SeriesSearch<'_> {
                     let replies = self.search(&next, key, k - 1, number + 1);
                     push_line(&mut out, pos, mv, number, replies);
                 }
-                if number == 1 && self.progress {
-                    self.control.first_move_done();
-                }
-                if self.halted {
-                    break;
-                }
-                continue;
-            }
-            let played;
-            let after = match kept {
-                Some(after) => after,
-                None => {
-                    played = pos.play(mv);
-                    &played
-                }
-            };
-            if k == 1 {
-                if self.tally.count(1) {
-                    self.halted = true;
-                    break;
-                }
-                let node = if self.end == SeriesEnd::Direct {
-                    if (self.aim != Aim::Mate || after.is_check()) && aim_reached(self.aim, after) {
-                        let node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, false);
-                        self.solutions_found(1);
-                        Some(node)
-                    } else {
-                        None
-                    }
-                } else {
-                    let replies = self.end_moves(after, number);
-                    if replies.is_empty() {
-                        None
-                    } else {
-                        self.solutions_found(replies.len() as u64);
-                        let mut node =
-                            SolutionNode::new(pos, mv, NodeRole::HelpMove, number, false);
-                        node.replies = replies;
-                        Some(node)
-                    }
-                };
-                out.extend(node);
             } else {
-                // The other side passes: it may not be in check, and a forced end stops here.
-                if after.is_check() || self.forced_end(after) {
-                    continue;
-                }
-                let Some(next) = after.passed_key() else {
-                    continue;
+                let played;
+                let after = match kept {
+                    Some(after) => after,
+                    None => {
+                        played = pos.play(mv);
+                        &played
+                    }
                 };
-                let key = next ^ self.salt;
-                let replies = if self.known(key, k - 1) {
-                    Vec::new()
+                if k == 1 {
+                    if self.tally.count(1) {
+                        self.halted = true;
+                        break;
+                    }
+                    let node = if self.end == SeriesEnd::Direct {
+                        if (self.aim != Aim::Mate || after.is_check())
+                            && aim_reached(self.aim, after)
+                        {
+                            let node =
+                                SolutionNode::new(pos, mv, NodeRole::HelpMove, number, false);
+                            self.solutions_found(1);
+                            Some(node)
+                        } else {
+                            None
+                        }
+                    } else {
+                        let replies = self.end_moves(after, number);
+                        if replies.is_empty() {
+                            None
+                        } else {
+                            self.solutions_found(replies.len() as u64);
+                            let mut node =
+                                SolutionNode::new(pos, mv, NodeRole::HelpMove, number, false);
+                            node.replies = replies;
+                            Some(node)
+                        }
+                    };
+                    out.extend(node);
                 } else {
-                    let next = after.pass().expect("a position not in check passes");
-                    self.search(&next, key, k - 1, number + 1)
-                };
-                push_line(&mut out, pos, mv, number, replies);
+                    // The other side passes: it may not be in check, and a forced end stops here.
+                    if after.is_check() || self.forced_end(after) {
+                        continue;
+                    }
+                    let Some(next) = after.passed_key() else {
+                        continue;
+                    };
+                    let key = next ^ self.salt;
+                    let replies = if self.known(key, k - 1) {
+                        Vec::new()
+                    } else {
+                        let next = after.pass().expect("a position not in check passes");
+                        self.search(&next, key, k - 1, number + 1)
+                    };
+                    push_line(&mut out, pos, mv, number, replies);
+                }
             }
             if number == 1 && self.progress {
                 self.control.first_move_done();
