@@ -79,6 +79,11 @@ struct Tables {
     pawn: Vec<[[[u8; 64]; 5]; 64]>,
     /// `[color][from][to]`: moves of a pawn to stand on `to` in any form.
     pawn_any: Vec<Grid>,
+    /// `[color][from][to]`: moves of a pawn to capture on `to`: its last move a pawn's
+    /// diagonal step, or an officer's move after promoting (a pawn never captures ahead).
+    pawn_capture: Vec<Grid>,
+    /// `[from][to]`: moves of the nearest-moving officer (a promoted pawn's fewest).
+    officer: Box<Grid>,
     /// `[color][from]`: moves of a pawn to promote.
     promote: [[u8; 64]; 2],
     /// `[form * 2 + color][from][target]`: moves of a man to stand (in any form it may
@@ -325,6 +330,32 @@ fn tables() -> &'static Tables {
                 }
             }
         }
+        let mut pawn_capture = vec![[[INF; 64]; 64]; 2];
+        for color in Color::ALL {
+            let c = color.index();
+            for (from, row) in pawn_capture[c].iter_mut().enumerate() {
+                let cones = &pawn[c][from];
+                for (to, cell) in row.iter_mut().enumerate() {
+                    let by_pawn = bits(attackers[Form::Pawn as usize][c][to])
+                        .map(|p| cones[Form::Pawn as usize][p]);
+                    let by_officer = OFFICERS
+                        .iter()
+                        .flat_map(|&g| bits(targets(g, to)).map(move |q| cones[g as usize][q]));
+                    let last = by_pawn.chain(by_officer).min().unwrap_or(INF);
+                    *cell = last.saturating_add(1);
+                }
+            }
+        }
+        let mut officer = Box::new([[INF; 64]; 64]);
+        for (from, row) in officer.iter_mut().enumerate() {
+            for (to, cell) in row.iter_mut().enumerate() {
+                *cell = OFFICERS
+                    .iter()
+                    .map(|&f| dist[f as usize][from][to])
+                    .min()
+                    .unwrap_or(INF);
+            }
+        }
         let mut att1 = vec![[[INF; 64]; 64]; 12];
         for color in Color::ALL {
             let c = color.index();
@@ -454,6 +485,8 @@ fn tables() -> &'static Tables {
             dist,
             pawn,
             pawn_any,
+            pawn_capture,
+            officer,
             promote,
             att1,
             attackers,
@@ -472,6 +505,9 @@ struct Man {
     /// Castling: for a king, the squares it reaches in one move by castling; for a rook that
     /// may castle, the square castling puts it on without a move of its own.
     castle: u64,
+    /// A pawn that has just made its double step and may be captured e.p. at once: by a
+    /// pawn landing behind it, not on its square.
+    passant: bool,
 }
 
 impl Man {
@@ -480,6 +516,7 @@ impl Man {
         sq: 0,
         color: 0,
         castle: 0,
+        passant: false,
     };
 
     /// The king of `color`, castling included.
@@ -489,6 +526,7 @@ impl Man {
             sq: pos.king(color).index(),
             color: color.index(),
             castle: castle_targets(pos, color),
+            passant: false,
         }
     }
 
@@ -631,6 +669,19 @@ struct Army {
 
 impl Army {
     fn of(pos: &Position, color: Color, with_king: bool) -> Army {
+        // The pawn of `color` the side to move may capture e.p.: the one past the square
+        // the capture lands on.
+        let passant = pos
+            .ep_target()
+            .filter(|_| pos.side_to_move() != color)
+            .map(|target| {
+                let rank = if color == Color::White {
+                    target.rank() + 1
+                } else {
+                    target.rank() - 1
+                };
+                Square::new(target.file(), rank)
+            });
         let mut army = Army {
             men: [Man::NONE; MAX_MEN],
             len: 0,
@@ -652,6 +703,7 @@ impl Army {
                         Role::Rook => rook_castle_square(pos, color, s),
                         _ => 0,
                     },
+                    passant: role == Role::Pawn && Some(s) == passant,
                 };
                 army.len += 1;
             }
@@ -1131,6 +1183,7 @@ fn men_can_freeze_in(
     let errands = Errands::new(t, attackers);
     let theirs_within = within(&errands.nearest, a_left);
     let theirs_reach = |sq: usize| theirs_within >> sq & 1 == 1;
+    let capturable = within(&errands.nearest_capture, a_left);
     let mut freeze = Freeze {
         options: ways,
         covered,
@@ -1168,7 +1221,7 @@ fn men_can_freeze_in(
     }
     let king_reach = within(king_dist, m_left);
     for (i, man) in men.iter().enumerate() {
-        freeze.capture_walk[i] = if theirs_reach(man.sq) {
+        freeze.capture_walk[i] = if man.passant || capturable >> man.sq & 1 == 1 {
             0
         } else if m_left > 0 {
             1
@@ -1546,53 +1599,72 @@ const MAX_ERRANDS: usize = 3;
 const ANYWHERE: u8 = 64;
 
 /// What the other side's captures and arrivals cost it: each is a square one of its men must
-/// move to; a man making several visits them one after another, on an empty board.
+/// move to (capturing there, or arriving); a man making several visits them one after
+/// another, on an empty board.
 struct Errands<'a> {
     t: &'a Tables,
     men: &'a [Man],
     /// Per man: the moves to stand on each square (`Man::dist_all`), worked out once.
     rows: [[u8; 64]; MAX_MEN],
-    /// Per square: the moves of the nearest man to stand there.
+    /// Per man that is a pawn: the moves to capture on each square (`Tables::pawn_capture`).
+    pawn_capture: [Option<&'a [u8; 64]>; MAX_MEN],
+    /// Per square: the moves of the nearest man to stand there, to capture there.
     nearest: [u8; 64],
+    nearest_capture: [u8; 64],
 }
 
 impl<'a> Errands<'a> {
     fn new(t: &'a Tables, men: &'a [Man]) -> Errands<'a> {
         let mut nearest = [INF; 64];
+        let mut nearest_capture = [INF; 64];
         let mut rows = [[INF; 64]; MAX_MEN];
-        for (row, man) in rows.iter_mut().zip(men) {
+        let mut pawn_capture = [None; MAX_MEN];
+        for ((row, capture), man) in rows.iter_mut().zip(&mut pawn_capture).zip(men) {
             *row = man.dist_all(t);
-            for (n, &d) in nearest.iter_mut().zip(row.iter()) {
-                *n = (*n).min(d);
+            if man.form == Form::Pawn {
+                *capture = Some(&t.pawn_capture[man.color][man.sq]);
+            }
+            let capture_row = capture.unwrap_or(row);
+            for (s, &d) in row.iter().enumerate() {
+                nearest[s] = nearest[s].min(d);
+                nearest_capture[s] = nearest_capture[s].min(capture_row[s]);
             }
         }
         Errands {
             t,
             men,
             rows,
+            pawn_capture,
             nearest,
+            nearest_capture,
         }
     }
 
-    /// The moves of the nearest man to run one errand.
-    fn nearest(&self, square: u8) -> u32 {
-        match self.nearest.get(square as usize) {
+    /// The moves of the nearest man to run one errand: to capture on `square`, or to arrive.
+    fn nearest(&self, square: u8, capture: bool) -> u32 {
+        let nearest = if capture {
+            &self.nearest_capture
+        } else {
+            &self.nearest
+        };
+        match nearest.get(square as usize) {
             Some(&d) => d.max(1) as u32,
             None => 1, // anywhere
         }
     }
 
     /// The least moves, over the ways to share `squares` out among the men, each man
-    /// visiting its share in its best order.
-    fn least_moves(&self, squares: &[u8]) -> u32 {
+    /// visiting its share in its best order; `captures`: those (bits) to capture on.
+    fn least_moves(&self, squares: &[u8], captures: u8) -> u32 {
         let n = squares.len();
         let men = 0..self.men.len();
+        let capture = |j: usize| captures >> j & 1 == 1;
         match *squares {
-            [s] => return self.nearest(s),
+            [s] => return self.nearest(s, capture(0)),
             // Apart, or both by one man.
             [a, b] => {
-                let apart = self.nearest(a) + self.nearest(b);
-                return men.fold(apart, |least, m| least.min(self.walk(m, &[a, b])));
+                let apart = self.nearest(a, capture(0)) + self.nearest(b, capture(1));
+                return men.fold(apart, |least, m| least.min(self.walk(m, &[a, b], captures)));
             }
             _ => {}
         }
@@ -1600,15 +1672,16 @@ impl<'a> Errands<'a> {
         let mut best = [u32::MAX; 1 << MAX_ERRANDS];
         for (mask, b) in best.iter_mut().enumerate().take(1 << n).skip(1) {
             let mut order = [0u8; MAX_ERRANDS];
-            let mut len = 0;
+            let (mut len, mut order_captures) = (0, 0u8);
             for (j, &s) in squares.iter().enumerate() {
                 if mask >> j & 1 == 1 {
                     order[len] = s;
+                    order_captures |= (capture(j) as u8) << len;
                     len += 1;
                 }
             }
             for m in men.clone() {
-                *b = (*b).min(self.walk(m, &order[..len]));
+                *b = (*b).min(self.walk(m, &order[..len], order_captures));
             }
         }
         // Share the errands out: the subset holding the first errand left, then the rest.
@@ -1627,23 +1700,39 @@ impl<'a> Errands<'a> {
         least[(1 << n) - 1]
     }
 
-    /// The shortest walk of man `m` visiting `squares` in some order: a move for each, and
-    /// the walk between the squares known (a detour by a square not known is no shorter).
-    fn walk(&self, m: usize, squares: &[u8]) -> u32 {
-        let mut known = [0usize; MAX_ERRANDS];
+    /// The shortest walk of man `m` visiting `squares` in some order (`captures`: those,
+    /// as bits, it captures on): a move for each, and the walk between the squares known (a
+    /// detour by a square not known is no shorter).
+    fn walk(&self, m: usize, squares: &[u8], captures: u8) -> u32 {
+        // The known squares, each with whether it is a capture.
+        let mut known = [(0usize, false); MAX_ERRANDS];
         let mut k = 0;
-        for &s in squares {
+        for (j, &s) in squares.iter().enumerate() {
             if s != ANYWHERE {
-                known[k] = s as usize;
+                known[k] = (s as usize, captures >> j & 1 == 1);
                 k += 1;
             }
         }
+        let t = self.t;
+        let man = &self.men[m];
         let row = &self.rows[m];
-        let first = |s: usize| row[s] as u32;
-        // A pawn may have promoted on the way: one move at least between squares.
-        let pawn = self.men[m].form == Form::Pawn;
-        let dist = &self.t.dist[self.men[m].form as usize];
-        let between = |a: usize, b: usize| if pawn { 1 } else { dist[a][b] as u32 };
+        let first = |(s, capture): (usize, bool)| match self.pawn_capture[m] {
+            Some(captures) if capture => captures[s] as u32,
+            _ => row[s] as u32,
+        };
+        // A pawn goes on as a pawn, or as the officer it may have promoted to on the way.
+        let dist = &t.dist[man.form as usize];
+        let between = |(a, _): (usize, bool), (b, capture): (usize, bool)| {
+            if man.form != Form::Pawn {
+                return dist[a][b] as u32;
+            }
+            let as_pawn = if capture {
+                t.pawn_capture[man.color][a][b]
+            } else {
+                t.pawn_any[man.color][a][b]
+            };
+            as_pawn.min(t.officer[a][b]) as u32
+        };
         let least = match known[..k] {
             [] => 0,
             [a] => first(a),
@@ -1839,8 +1928,8 @@ impl Freeze<'_> {
         // Each errand run by its nearest man (an upper bound), and the farthest of them (a
         // lower one): when they agree on the answer, the sharing out need not be searched.
         let (mut apart, mut farthest) = (0u32, 0u32);
-        for &s in squares.iter() {
-            let d = self.errands.nearest(s);
+        for (j, &s) in squares.iter().enumerate() {
+            let d = self.errands.nearest(s, j < n);
             apart += d;
             farthest = farthest.max(d);
         }
@@ -1850,14 +1939,19 @@ impl Freeze<'_> {
         if farthest > self.a_left {
             return farthest;
         }
-        // The same errands come up in many branches: remember the last answers.
-        squares.sort_unstable();
-        let key = squares.iter().fold(count, |k, &s| k << 8 | s as u32);
+        // The same errands come up in many branches: remember the last answers (the captures
+        // first, then the arrivals, each part in order).
+        let (captures, arrivals) = squares.split_at_mut(n);
+        captures.sort_unstable();
+        arrivals.sort_unstable();
+        let key = squares
+            .iter()
+            .fold(count << 2 | n as u32, |k, &s| k << 8 | s as u32);
         let slot = (key.wrapping_mul(0x9e37_79b9) >> 27) as usize;
         if self.errand_memo[slot].0 == key {
             return self.errand_memo[slot].1;
         }
-        let moves = self.errands.least_moves(squares);
+        let moves = self.errands.least_moves(squares, (1 << n) - 1);
         self.errand_memo[slot] = (key, moves);
         moves
     }
@@ -1890,13 +1984,15 @@ impl Freeze<'_> {
         };
         let slot = fate.captured as usize;
         if slot < MAX_ERRANDS {
-            next.capture_squares[slot] = if walk == 0 {
+            let man = &self.men[i];
+            next.capture_squares[slot] = if walk == 0 && !man.passant {
                 // Captured where it stands, or after a move of its own anywhere: the second
                 // costs its side a move but may cost the other side less (no walk to the
                 // man). Which is chosen at the end; till then each side is granted its best.
                 next.either |= 1 << slot;
-                self.men[i].sq as u8
+                man.sq as u8
             } else {
+                // After its move, or e.p. at once (the capturing pawn lands off its square).
                 ANYWHERE
             };
         }
@@ -2958,13 +3054,32 @@ pub(super) mod tests {
         let white = Army::of(&pos, Color::White, true);
         let errands = Errands::new(t, white.men());
         // The king d1 to f1 (two moves), then g1; the pawn a2 to a3 (one).
-        assert_eq!(errands.least_moves(&[n("f1") as u8]), 2);
-        assert_eq!(errands.least_moves(&[n("f1") as u8, n("g1") as u8]), 3);
-        assert_eq!(errands.least_moves(&[n("f1") as u8, ANYWHERE]), 2);
+        assert_eq!(errands.least_moves(&[n("f1") as u8], 0), 2);
+        assert_eq!(errands.least_moves(&[n("f1") as u8, n("g1") as u8], 0), 3);
+        assert_eq!(errands.least_moves(&[n("f1") as u8, ANYWHERE], 0), 2);
         assert_eq!(
-            errands.least_moves(&[n("f1") as u8, n("a3") as u8, ANYWHERE]),
+            errands.least_moves(&[n("f1") as u8, n("a3") as u8, ANYWHERE], 0),
             3
         );
+        // A pawn captures only diagonally: on b3 at once, on a3 only the king (three moves).
+        assert_eq!(errands.least_moves(&[n("b3") as u8], 1), 1);
+        assert_eq!(errands.least_moves(&[n("a3") as u8], 1), 3);
+        // Captures on f1 and g1 by the king, the pawn's step to a3 besides.
+        assert_eq!(
+            errands.least_moves(&[n("f1") as u8, n("g1") as u8, n("a3") as u8], 0b011),
+            4
+        );
+    }
+
+    /// A pawn that has just made its double step is captured e.p. in one move, by a pawn
+    /// that lands behind it: 1.f5*g6 e.p. stalemates (Black Ka8, Pg5; White Kc7 Bb6 Pf5).
+    #[test]
+    fn a_pawn_captured_en_passant_costs_one_move() {
+        let p = Position::from_fen("k7/2K5/1B6/5Pp1/8/8/8/8 w - g6 0 1").unwrap();
+        assert!(goal_reachable(&p, Color::Black, Aim::Stalemate, 0, 1));
+        // Without the double step the pawn can be neither captured nor blocked in time.
+        let p = Position::from_fen("k7/2K5/1B6/5Pp1/8/8/8/8 w - - 0 1").unwrap();
+        assert!(!goal_reachable(&p, Color::Black, Aim::Stalemate, 0, 1));
     }
 
     /// Positions met in solving hpint#31 and #73 (`h=5`), White to move before one
