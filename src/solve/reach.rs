@@ -2668,15 +2668,25 @@ pub(super) mod tests {
         "7k/6pp/8/8/8/5K2/5p2/6RQ b - - 0 1",
     ];
 
+    /// Black to move, with a pawn that may step two squares beside a white pawn: stalemates
+    /// made by the e.p. capture are near.
+    const NEAR_EN_PASSANT_STALEMATES: [&str; 4] = [
+        "k7/2K3p1/1B6/5P2/8/8/8/8 b - - 0 1",
+        "7k/3p1K2/8/4P3/8/3B4/8/8 b - - 0 1",
+        "k7/p1K1p3/P7/3P4/8/8/8/8 b - - 0 1",
+        "7k/5K1p/6pP/2p3P1/1P6/8/8/8 b - - 0 1",
+    ];
+
     /// Calls `f` on each position of `walks` random walks of up to `plies` plies from each of
-    /// the near stalemates (the walks are the same for the same `seed`).
+    /// `fens` (the walks are the same for the same `seed`).
     fn walk_near_stalemates(
+        fens: &[&str],
         mut seed: u64,
         walks: usize,
         plies: usize,
         mut f: impl FnMut(&Position),
     ) {
-        for fen in NEAR_STALEMATES {
+        for &fen in fens {
             for _walk in 0..walks {
                 let mut pos = Position::from_fen(fen).unwrap();
                 for _ply in 0..plies {
@@ -2695,7 +2705,7 @@ pub(super) mod tests {
     #[test]
     fn stalemate_bound_never_cuts_a_solution() {
         let (mut solvable, mut tested) = (0, 0);
-        walk_near_stalemates(0x9e37_79b9_7f4a_7c15, 12, 10, |pos| {
+        walk_near_stalemates(&NEAR_STALEMATES, 0x9e37_79b9_7f4a_7c15, 12, 10, |pos| {
             let k = if pos.side_to_move() == Color::Black {
                 2
             } else {
@@ -2746,7 +2756,7 @@ pub(super) mod tests {
     #[test]
     fn stalemate_bound_never_cuts_a_series() {
         let (mut solvable, mut tested) = (0, 0);
-        walk_near_stalemates(0x2545_f491_4f6c_dd1d, 8, 8, |pos| {
+        walk_near_stalemates(&NEAR_STALEMATES, 0x2545_f491_4f6c_dd1d, 8, 8, |pos| {
             solvable += assert_series_not_cut(pos, tested % 4 == 0);
             tested += 1;
         });
@@ -3068,6 +3078,37 @@ pub(super) mod tests {
         assert_eq!(
             errands.least_moves(&[n("f1") as u8, n("g1") as u8, n("a3") as u8], 0b011),
             4
+        );
+    }
+
+    /// The bound never denies a stalemate that an e.p. capture makes (random walks from
+    /// positions where they are near; brute force is the oracle).
+    #[test]
+    fn stalemate_bound_never_cuts_an_en_passant_stalemate() {
+        let (mut solvable, mut after_double_step) = (0, 0);
+        walk_near_stalemates(
+            &NEAR_EN_PASSANT_STALEMATES,
+            0x51_7cc1_b727_220a,
+            24,
+            6,
+            |pos| {
+                let white = pos.side_to_move() == Color::White;
+                after_double_step += pos.ep_target().is_some() as u32;
+                for k in if white { [1, 3] } else { [2, 4] } {
+                    if stalemate_in(pos, k) {
+                        solvable += 1;
+                        assert!(
+                            goal_reachable(pos, Color::Black, Aim::Stalemate, k / 2, k.div_ceil(2)),
+                            "{} k={k}",
+                            pos.to_fen()
+                        );
+                    }
+                }
+            },
+        );
+        assert!(
+            after_double_step >= 10 && solvable >= 20,
+            "{after_double_step} positions after a double step, {solvable} solvable"
         );
     }
 

@@ -232,7 +232,8 @@ fn picture_possible(
         for (i, man) in men.iter().enumerate() {
             let mut list = Vec::with_capacity(64);
             if a_left > 0 {
-                let walk = if theirs_within >> man.sq & 1 == 1 {
+                // A pawn just double-stepped is captured e.p. off its square.
+                let walk = if theirs_within >> man.sq & 1 == 1 || man.passant {
                     0
                 } else {
                     1
