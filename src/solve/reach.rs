@@ -1188,7 +1188,6 @@ fn men_can_freeze_in(
         options: ways,
         covered,
         errands,
-        errand_memo: [(0, 0); 32],
         n_options: [0; MAX_MEN],
         capture_walk: [0; MAX_MEN],
         men,
@@ -1553,8 +1552,6 @@ struct Freeze<'w> {
     covered: &'w mut dyn FnMut(usize, u32, Depth) -> Option<u64>,
     /// The other side's men, for what their captures and arrivals cost.
     errands: Errands<'w>,
-    /// Costs of errand lists asked before (key 0: empty slot).
-    errand_memo: [(u32, u32); 32],
     n_options: [usize; MAX_MEN],
     /// The man's own moves before it can be captured (`INF`: it cannot).
     capture_walk: [u32; MAX_MEN],
@@ -1598,6 +1595,25 @@ const MAX_ERRANDS: usize = 3;
 /// An errand's square when the man to be captured moves first (to a square unknown).
 const ANYWHERE: u8 = 64;
 
+/// Slots of the errands' costs kept per thread (`ERRAND_COSTS`), as a power of two.
+const ERRAND_COST_BITS: u32 = 14;
+
+/// The least moves of an errand list asked before: the men's key (`Errands::men_key`), the
+/// errands (`Freeze::their_moves`' key) and their cost (never 0: 0 marks an empty slot).
+#[derive(Clone, Copy, Default)]
+struct ErrandCost {
+    men: u64,
+    errands: u32,
+    moves: u32,
+}
+
+thread_local! {
+    /// Errand costs, kept across calls: the other side's men stand alike in many positions
+    /// of a search.
+    static ERRAND_COSTS: RefCell<Box<[ErrandCost]>> =
+        RefCell::new(vec![ErrandCost::default(); 1 << ERRAND_COST_BITS].into_boxed_slice());
+}
+
 /// What the other side's captures and arrivals cost it: each is a square one of its men must
 /// move to (capturing there, or arriving); a man making several visits them one after
 /// another, on an empty board.
@@ -1611,6 +1627,8 @@ struct Errands<'a> {
     /// Per square: the moves of the nearest man to stand there, to capture there.
     nearest: [u8; 64],
     nearest_capture: [u8; 64],
+    /// The men as a key: what the errands' costs depend on.
+    men_key: u64,
 }
 
 impl<'a> Errands<'a> {
@@ -1630,6 +1648,11 @@ impl<'a> Errands<'a> {
                 nearest_capture[s] = nearest_capture[s].min(capture_row[s]);
             }
         }
+        // Form, square, colour and castling of each man, mixed in turn.
+        let men_key = men.iter().fold(0x243f_6a88_85a3_08d3u64, |k, m| {
+            let part = (m.form as u64) | (m.sq as u64) << 3 | (m.color as u64) << 9;
+            (k ^ part ^ m.castle.rotate_left(17)).wrapping_mul(0xff51_afd7_ed55_8ccd) ^ k >> 29
+        });
         Errands {
             t,
             men,
@@ -1637,6 +1660,7 @@ impl<'a> Errands<'a> {
             pawn_capture,
             nearest,
             nearest_capture,
+            men_key,
         }
     }
 
@@ -1939,20 +1963,32 @@ impl Freeze<'_> {
         if farthest > self.a_left {
             return farthest;
         }
-        // The same errands come up in many branches: remember the last answers (the captures
-        // first, then the arrivals, each part in order).
+        // The same errands of the same men come up in many branches and many positions:
+        // remember the answers (the captures first, then the arrivals, each part in order).
         let (captures, arrivals) = squares.split_at_mut(n);
         captures.sort_unstable();
         arrivals.sort_unstable();
-        let key = squares
+        let errands = squares
             .iter()
             .fold(count << 2 | n as u32, |k, &s| k << 8 | s as u32);
-        let slot = (key.wrapping_mul(0x9e37_79b9) >> 27) as usize;
-        if self.errand_memo[slot].0 == key {
-            return self.errand_memo[slot].1;
+        let men = self.errands.men_key;
+        let mixed = (men ^ errands as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let slot = (mixed >> (64 - ERRAND_COST_BITS)) as usize;
+        let known = ERRAND_COSTS.with_borrow(|costs| {
+            let cost = costs[slot];
+            (cost.men == men && cost.errands == errands && cost.moves != 0).then_some(cost.moves)
+        });
+        if let Some(moves) = known {
+            return moves;
         }
         let moves = self.errands.least_moves(squares, (1 << n) - 1);
-        self.errand_memo[slot] = (key, moves);
+        ERRAND_COSTS.with_borrow_mut(|costs| {
+            costs[slot] = ErrandCost {
+                men,
+                errands,
+                moves,
+            }
+        });
         moves
     }
 
