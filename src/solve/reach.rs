@@ -1338,11 +1338,16 @@ impl Freeze<'_> {
         };
         // An officer standing frozen on a square whose neighbours along its lines are held,
         // or will be by arrivals.
+        let holdable = others | others_reach;
         let officer = |squares: &[Frozen], opts: &mut Options| {
             for c in squares {
+                // Most ways need a square no man of its side can hold: one test rules them out.
+                if c.needs & !holdable != 0 {
+                    continue;
+                }
                 let arrive = c.needs & !others;
                 let walk = c.walk as u32;
-                if walk + arrive.count_ones() <= m_left && arrive & !others_reach == 0 {
+                if walk + arrive.count_ones() <= m_left {
                     opts.add(Way {
                         walk,
                         own: arrive,
