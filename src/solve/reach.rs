@@ -3024,6 +3024,17 @@ pub(super) mod tests {
         assert!(goal_reachable(&p, Color::Black, Aim::Stalemate, 1, 1));
     }
 
+    /// The bound's answer for Black as the side to be mated or stalemated.
+    fn black_reaches(fen: &str, aim: Aim, m_left: u32, a_left: u32) -> bool {
+        goal_reachable(
+            &Position::from_fen(fen).unwrap(),
+            Color::Black,
+            aim,
+            m_left,
+            a_left,
+        )
+    }
+
     /// `fen` has no stalemate of Black with `m_left` moves of Black and `a_left` of White
     /// (the last), and the bound says so.
     fn assert_cut(fen: &str, m_left: u32, a_left: u32) {
@@ -3157,11 +3168,20 @@ pub(super) mod tests {
     /// that lands behind it: 1.f5*g6 e.p. stalemates (Black Ka8, Pg5; White Kc7 Bb6 Pf5).
     #[test]
     fn a_pawn_captured_en_passant_costs_one_move() {
-        let p = Position::from_fen("k7/2K5/1B6/5Pp1/8/8/8/8 w - g6 0 1").unwrap();
-        assert!(goal_reachable(&p, Color::Black, Aim::Stalemate, 0, 1));
+        let stalemate = Aim::Stalemate;
+        assert!(black_reaches(
+            "k7/2K5/1B6/5Pp1/8/8/8/8 w - g6 0 1",
+            stalemate,
+            0,
+            1
+        ));
         // Without the double step the pawn can be neither captured nor blocked in time.
-        let p = Position::from_fen("k7/2K5/1B6/5Pp1/8/8/8/8 w - - 0 1").unwrap();
-        assert!(!goal_reachable(&p, Color::Black, Aim::Stalemate, 0, 1));
+        assert!(!black_reaches(
+            "k7/2K5/1B6/5Pp1/8/8/8/8 w - - 0 1",
+            stalemate,
+            0,
+            1
+        ));
     }
 
     /// Positions met in solving hpint#31 and #73 (`h=5`), White to move before one
@@ -3182,13 +3202,25 @@ pub(super) mod tests {
     #[test]
     fn mate_in_one_is_reachable_and_far_mates_are_not() {
         // h#1: 1.Kb8-a8 Sc4-b6#.
-        let p = Position::from_fen("1k6/8/K7/8/2N5/8/7B/8 b - - 0 1").unwrap();
-        assert!(goal_reachable(&p, Color::Black, Aim::Mate, 1, 1));
+        assert!(black_reaches(
+            "1k6/8/K7/8/2N5/8/7B/8 b - - 0 1",
+            Aim::Mate,
+            1,
+            1
+        ));
         // A lone king cannot be mated by a lone king.
-        let p = Position::from_fen("k7/8/8/8/8/8/8/7K b - - 0 1").unwrap();
-        assert!(!goal_reachable(&p, Color::Black, Aim::Mate, 5, 5));
+        assert!(!black_reaches(
+            "k7/8/8/8/8/8/8/7K b - - 0 1",
+            Aim::Mate,
+            5,
+            5
+        ));
         // Nor a king in the middle by a far knight in one move.
-        let p = Position::from_fen("8/8/8/3k4/8/8/8/N6K b - - 0 1").unwrap();
-        assert!(!goal_reachable(&p, Color::Black, Aim::Mate, 0, 1));
+        assert!(!black_reaches(
+            "8/8/8/3k4/8/8/8/N6K b - - 0 1",
+            Aim::Mate,
+            0,
+            1
+        ));
     }
 }
