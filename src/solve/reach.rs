@@ -3168,20 +3168,11 @@ pub(super) mod tests {
     /// that lands behind it: 1.f5*g6 e.p. stalemates (Black Ka8, Pg5; White Kc7 Bb6 Pf5).
     #[test]
     fn a_pawn_captured_en_passant_costs_one_move() {
-        let stalemate = Aim::Stalemate;
-        assert!(black_reaches(
-            "k7/2K5/1B6/5Pp1/8/8/8/8 w - g6 0 1",
-            stalemate,
-            0,
-            1
-        ));
+        let after_double_step = "k7/2K5/1B6/5Pp1/8/8/8/8 w - g6 0 1";
+        assert!(black_reaches(after_double_step, Aim::Stalemate, 0, 1));
         // Without the double step the pawn can be neither captured nor blocked in time.
-        assert!(!black_reaches(
-            "k7/2K5/1B6/5Pp1/8/8/8/8 w - - 0 1",
-            stalemate,
-            0,
-            1
-        ));
+        let without = "k7/2K5/1B6/5Pp1/8/8/8/8 w - - 0 1";
+        assert!(!black_reaches(without, Aim::Stalemate, 0, 1));
     }
 
     /// Positions met in solving hpint#31 and #73 (`h=5`), White to move before one
@@ -3202,25 +3193,13 @@ pub(super) mod tests {
     #[test]
     fn mate_in_one_is_reachable_and_far_mates_are_not() {
         // h#1: 1.Kb8-a8 Sc4-b6#.
-        assert!(black_reaches(
-            "1k6/8/K7/8/2N5/8/7B/8 b - - 0 1",
-            Aim::Mate,
-            1,
-            1
-        ));
+        let knight_mates = "1k6/8/K7/8/2N5/8/7B/8 b - - 0 1";
+        assert!(black_reaches(knight_mates, Aim::Mate, 1, 1));
         // A lone king cannot be mated by a lone king.
-        assert!(!black_reaches(
-            "k7/8/8/8/8/8/8/7K b - - 0 1",
-            Aim::Mate,
-            5,
-            5
-        ));
+        let kings_alone = "k7/8/8/8/8/8/8/7K b - - 0 1";
+        assert!(!black_reaches(kings_alone, Aim::Mate, 5, 5));
         // Nor a king in the middle by a far knight in one move.
-        assert!(!black_reaches(
-            "8/8/8/3k4/8/8/8/N6K b - - 0 1",
-            Aim::Mate,
-            0,
-            1
-        ));
+        let far_knight = "8/8/8/3k4/8/8/8/N6K b - - 0 1";
+        assert!(!black_reaches(far_knight, Aim::Mate, 0, 1));
     }
 }
