@@ -41,6 +41,77 @@ impl CheckSquares {
     }
 }
 
+/// At most this many of their king's flights are used to filter mating moves (a king has 8).
+const MATE_FLIGHTS: usize = 8;
+
+/// See `Position::flight_squares`: for each flight their king has now, what one move of ours
+/// must do to take it away.
+struct FlightSquares {
+    n: usize,
+    flights: [cozy_chess::Square; MATE_FLIGHTS],
+    /// Per flight: the squares whose vacating may uncover a line of ours onto it.
+    uncover: [cozy_chess::BitBoard; MATE_FLIGHTS],
+    /// Occupied squares, their king left out (a king fleeing along a line stays on it).
+    occupied: cozy_chess::BitBoard,
+    /// We may castle: a castling move moves two men, so it is never filtered.
+    castling: bool,
+    /// The e.p. capture's destination: it removes a second man, so it is never filtered.
+    passant: cozy_chess::BitBoard,
+    us: cozy_chess::Color,
+}
+
+impl FlightSquares {
+    /// The destinations of `pm` that take away every flight: for each flight, the moving man
+    /// attacks it from there, or its departure may uncover a line onto it. Any other move
+    /// leaves their king a square to go to, so it cannot mate.
+    #[inline]
+    fn mating(
+        &self,
+        pm: &cozy_chess::PieceMoves,
+        to: cozy_chess::BitBoard,
+    ) -> cozy_chess::BitBoard {
+        use cozy_chess::{
+            get_bishop_moves, get_king_moves, get_knight_moves, get_pawn_attacks, get_rook_moves,
+            Rank,
+        };
+        if self.n == 0 || (pm.piece == Piece::King && self.castling) {
+            return to;
+        }
+        let special = if pm.piece == Piece::Pawn {
+            to & self.passant
+        } else {
+            cozy_chess::BitBoard::EMPTY
+        };
+        // The lines the moving man could attack along, its own square left empty.
+        let occupied = self.occupied & !pm.from.bitboard();
+        let mut allowed = to;
+        for (&f, &uncover) in self.flights[..self.n].iter().zip(&self.uncover[..self.n]) {
+            if uncover.has(pm.from) {
+                continue;
+            }
+            let diagonal = || get_bishop_moves(f, occupied);
+            let orthogonal = || get_rook_moves(f, occupied);
+            allowed &= match pm.piece {
+                Piece::Pawn => {
+                    // A pawn reaching the last rank attacks as the officer it becomes.
+                    get_pawn_attacks(f, !self.us)
+                        | (Rank::Eighth.relative_to(self.us).bitboard()
+                            & (get_knight_moves(f) | diagonal() | orthogonal()))
+                }
+                Piece::Knight => get_knight_moves(f),
+                Piece::Bishop => diagonal(),
+                Piece::Rook => orthogonal(),
+                Piece::Queen => diagonal() | orthogonal(),
+                Piece::King => get_king_moves(f),
+            };
+            if allowed.is_empty() {
+                break;
+            }
+        }
+        allowed | special
+    }
+}
+
 /// How many quiet replies `quiet_reply_spoilers` collects.
 const SPOILERS: usize = 6;
 
@@ -334,10 +405,30 @@ impl Position {
     /// Calls `f` with each legal move that gives check and the position after it, until `f`
     /// returns true; returns whether it did. Moves that cannot check are not even played.
     #[inline]
-    pub fn any_checking_successor(&self, mut f: impl FnMut(MoveKey, &Position) -> bool) -> bool {
+    pub fn any_checking_successor(&self, f: impl FnMut(MoveKey, &Position) -> bool) -> bool {
         let cs = self.check_squares();
+        self.any_checking_successor_to(|pm| cs.candidates(pm), f)
+    }
+
+    /// Calls `f` with each legal move that may mate and the position after it, until `f`
+    /// returns true; returns whether it did. Moves that give no check, and moves that leave
+    /// their king a flight it has now (`FlightSquares`), are not even played.
+    #[inline]
+    pub fn any_mating_candidate(&self, f: impl FnMut(MoveKey, &Position) -> bool) -> bool {
+        let cs = self.check_squares();
+        let flights = self.flight_squares();
+        self.any_checking_successor_to(|pm| flights.mating(pm, cs.candidates(pm)), f)
+    }
+
+    /// `any_checking_successor` over the destinations `to` keeps of each man's moves.
+    #[inline(always)]
+    fn any_checking_successor_to(
+        &self,
+        to: impl Fn(&cozy_chess::PieceMoves) -> cozy_chess::BitBoard,
+        mut f: impl FnMut(MoveKey, &Position) -> bool,
+    ) -> bool {
         self.board.generate_moves(|pm| {
-            let to = cs.candidates(&pm);
+            let to = to(&pm);
             if to.is_empty() {
                 return false;
             }
@@ -352,10 +443,57 @@ impl Position {
         })
     }
 
-    /// Can the side to move mate at once? Only checking moves are tried.
+    /// Can the side to move mate at once? Only the moves that may mate are tried
+    /// (`any_mating_candidate`).
     #[inline]
     pub fn has_mate_in_one(&self) -> bool {
-        self.any_checking_successor(|_, after| !after.has_legal_move())
+        self.any_mating_candidate(|_, after| !after.has_legal_move())
+    }
+
+    /// The flights their king has now, each with what a move of ours must do to take it away
+    /// (see `FlightSquares::mating`).
+    fn flight_squares(&self) -> FlightSquares {
+        use cozy_chess::{
+            get_between_rays, get_bishop_moves, get_bishop_rays, get_king_moves, get_knight_moves,
+            get_pawn_attacks, get_rook_moves, get_rook_rays, BitBoard, Rank,
+        };
+        let b = &self.board;
+        let us = b.side_to_move();
+        let their_king = b.king(!us);
+        let occupied = b.occupied() & !their_king.bitboard();
+        let ours = b.colors(us);
+        let diagonal = ours & (b.pieces(Piece::Bishop) | b.pieces(Piece::Queen));
+        let orthogonal = ours & (b.pieces(Piece::Rook) | b.pieces(Piece::Queen));
+        let castle = b.castle_rights(us);
+        let mut flights = FlightSquares {
+            n: 0,
+            flights: [their_king; MATE_FLIGHTS],
+            uncover: [BitBoard::EMPTY; MATE_FLIGHTS],
+            occupied,
+            castling: castle.short.is_some() || castle.long.is_some(),
+            passant: b.en_passant().map_or(BitBoard::EMPTY, |f| {
+                cozy_chess::Square::new(f, Rank::Sixth.relative_to(us)).bitboard()
+            }),
+            us,
+        };
+        for f in get_king_moves(their_king) & !b.colors(!us) {
+            let attackers = (get_pawn_attacks(f, !us) & b.pieces(Piece::Pawn))
+                | (get_knight_moves(f) & b.pieces(Piece::Knight))
+                | (get_king_moves(f) & b.pieces(Piece::King))
+                | (get_bishop_moves(f, occupied) & diagonal)
+                | (get_rook_moves(f, occupied) & orthogonal);
+            if !(attackers & ours).is_empty() {
+                continue;
+            }
+            let mut uncover = BitBoard::EMPTY;
+            for s in (get_bishop_rays(f) & diagonal) | (get_rook_rays(f) & orthogonal) {
+                uncover |= get_between_rays(f, s);
+            }
+            flights.flights[flights.n] = f;
+            flights.uncover[flights.n] = uncover;
+            flights.n += 1;
+        }
+        flights
     }
 
     /// True when the side to move has a legal move that surely gives no check (found without
@@ -732,8 +870,24 @@ mod check_filter_tests {
             }
             false
         });
-        let mates = pos.any_successor(|_, after| after.is_checkmate());
-        assert_eq!(mates, pos.has_mate_in_one(), "{pos:?}");
+        let mut mates = Vec::new();
+        pos.any_successor(|k, after| {
+            if after.is_checkmate() {
+                mates.push(k);
+            }
+            false
+        });
+        let mut candidates = Vec::new();
+        pos.any_mating_candidate(|k, after| {
+            if !after.has_legal_move() {
+                candidates.push(k);
+            }
+            false
+        });
+        mates.sort_by_key(|k| k.raw());
+        candidates.sort_by_key(|k| k.raw());
+        assert_eq!(mates, candidates, "{pos:?}");
+        assert_eq!(!mates.is_empty(), pos.has_mate_in_one(), "{pos:?}");
         let hint = pos.check_hint();
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
@@ -855,6 +1009,64 @@ mod check_filter_tests {
             }
         }
         assert!(skipped > 10_000, "only {skipped} moves skipped");
+    }
+
+    /// The mates of `pos` by brute force, and those `any_mating_candidate` finds (it must find
+    /// them all), with how many checking moves it did not play.
+    fn mates_both_ways(pos: &Position) -> (Vec<MoveKey>, Vec<MoveKey>, usize) {
+        let (mut brute, mut checks) = (Vec::new(), 0);
+        pos.any_successor(|k, after| {
+            checks += after.is_check() as usize;
+            if after.is_checkmate() {
+                brute.push(k);
+            }
+            false
+        });
+        let (mut found, mut played) = (Vec::new(), 0);
+        pos.any_mating_candidate(|k, after| {
+            played += 1;
+            if !after.has_legal_move() {
+                found.push(k);
+            }
+            false
+        });
+        brute.sort_by_key(|k| k.raw());
+        found.sort_by_key(|k| k.raw());
+        (brute, found, checks - played)
+    }
+
+    /// Random games around kings short of flights, castling and e.p. included: the flight
+    /// filter never drops a mate, and it does drop checks.
+    #[test]
+    fn random_walks_never_drop_a_mate() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let (mut mates, mut dropped) = (0, 0);
+        for fen in [
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "6r1/3B2p1/1p4r1/p2p2p1/2k1Nbpq/np3pnR/4P2K/1b6 w - - 0 1",
+            "5B2/2p1p3/1p2pp1b/5P1b/2p1k2q/6rp/p3B1P1/R3K3 w Q - 0 1",
+            "2rR2BK/p1n1q1pp/1nPrb3/3kb3/8/1p1p4/3PP3/8 w - - 0 1",
+            "1B6/6q1/1b6/8/1p2p3/1R1bk1r1/2p2p2/rnK2n2 w - - 0 1",
+            "8/8/8/2k5/2pP4/8/B7/4K3 b - d3 0 1",
+            "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
+            "rnbqkbnr/ppp2ppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3",
+        ] {
+            for _ in 0..40 {
+                let mut pos = Position::from_fen(fen).unwrap();
+                for _ in 0..24 {
+                    let (brute, found, skipped) = mates_both_ways(&pos);
+                    assert_eq!(brute, found, "{pos:?}");
+                    mates += brute.len();
+                    dropped += skipped;
+                    match pos.random_successor(&mut seed) {
+                        Some(next) => pos = next,
+                        None => break,
+                    }
+                }
+            }
+        }
+        assert!(mates > 50, "only {mates} mates met");
+        assert!(dropped > 1_000, "only {dropped} checks dropped");
     }
 
     #[test]

@@ -424,7 +424,7 @@ impl HelpSearch<'_> {
     }
 
     /// The side to move's mates in one from `pos`, as nodes. The mates are found on bitboards
-    /// (only checking moves are played); the move list is built only when there is one, for
+    /// (only the moves that may mate are played); the move list is built only when there is one, for
     /// the notation.
     fn mates_in_one(
         &mut self,
@@ -436,7 +436,7 @@ impl HelpSearch<'_> {
         let mut mates = [MoveKey::NONE; 8];
         let mut n_mates = 0usize;
         let mut more = false;
-        pos.any_checking_successor(|key, after| {
+        pos.any_mating_candidate(|key, after| {
             if !after.has_legal_move() {
                 if n_mates < mates.len() {
                     mates[n_mates] = key;
