@@ -65,7 +65,7 @@ impl FlightSquares {
     /// attacks it from there, or its departure may uncover a line onto it. Any other move
     /// leaves their king a square to go to, so it cannot mate.
     #[inline]
-    fn mating(
+    fn taking_flights(
         &self,
         pm: &cozy_chess::PieceMoves,
         to: cozy_chess::BitBoard,
@@ -417,7 +417,7 @@ impl Position {
     pub fn any_mating_candidate(&self, f: impl FnMut(MoveKey, &Position) -> bool) -> bool {
         let cs = self.check_squares();
         let flights = self.flight_squares();
-        self.any_checking_successor_to(|pm| flights.mating(pm, cs.candidates(pm)), f)
+        self.any_checking_successor_to(|pm| flights.taking_flights(pm, cs.candidates(pm)), f)
     }
 
     /// `any_checking_successor` over the destinations `to` keeps of each man's moves.
@@ -451,7 +451,7 @@ impl Position {
     }
 
     /// The flights their king has now, each with what a move of ours must do to take it away
-    /// (see `FlightSquares::mating`).
+    /// (see `FlightSquares::taking_flights`).
     fn flight_squares(&self) -> FlightSquares {
         use cozy_chess::{
             get_between_rays, get_bishop_moves, get_bishop_rays, get_king_moves, get_knight_moves,
@@ -514,33 +514,40 @@ impl Position {
     /// squares leaves that reply legal and quiet.
     pub fn any_successor_forcing_checks(&self, f: impl FnMut(MoveKey, &Position) -> bool) -> bool {
         let spoilers = self.reply_spoilers(true);
-        self.any_successor_spoiling(&spoilers, false, f)
+        self.any_successor_spoiling(&spoilers, false, None, f)
     }
 
     /// Stalemate in one: calls `f` with each legal move and the position after it, until `f`
     /// returns true; returns whether it did. Moves after which the opponent surely keeps a legal
     /// move (so is not stalemated) are skipped without being played: the proof of
     /// `any_successor_forcing_checks`, for any reply of a man other than the king, checking or
-    /// not. Our king's moves are skipped too: they cannot make such a reply illegal.
+    /// not. Our king's moves are skipped too: they cannot make such a reply illegal. So are
+    /// the moves that leave their king a flight it has now (`FlightSquares`).
     pub fn any_successor_stalemate_candidate(
         &self,
         f: impl FnMut(MoveKey, &Position) -> bool,
     ) -> bool {
         let spoilers = self.reply_spoilers(false);
-        self.any_successor_spoiling(&spoilers, true, f)
+        self.any_successor_spoiling(&spoilers, true, Some(&self.flight_squares()), f)
     }
 
     /// Calls `f` for the moves not proved to leave one of the `spoilers`' replies intact (moves
     /// that may give check are always played). `kings`: whether our king's moves may be skipped.
+    /// `flights`: when given, the moves that leave their king a flight are skipped too.
     #[inline]
     fn any_successor_spoiling(
         &self,
         spoilers: &Spoilers,
         kings: bool,
+        flights: Option<&FlightSquares>,
         mut f: impl FnMut(MoveKey, &Position) -> bool,
     ) -> bool {
         let cs = self.check_squares();
         self.board.generate_moves(|pm| {
+            let keep = flights.map_or(pm.to, |fl| fl.taking_flights(&pm, pm.to));
+            if keep.is_empty() {
+                return false;
+            }
             let checks = cs.candidates(&pm);
             let from = pm.from.bitboard();
             // The replies this man's departure leaves intact.
@@ -554,7 +561,7 @@ impl Position {
                     }
                 }
             }
-            for raw in pm {
+            for raw in (cozy_chess::PieceMoves { to: keep, ..pm }) {
                 let to = raw.to.bitboard();
                 if !checks.has(raw.to) && intact[..n].iter().any(|m| (*m & to).is_empty()) {
                     continue;
