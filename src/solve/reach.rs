@@ -2163,6 +2163,24 @@ impl CutRate {
         self.asked[slot] += 1;
         self.cut[slot] += cut as u64;
     }
+
+    /// Logs (at debug level) per number of moves left how often the test was asked, how
+    /// often it cut and how often it was skipped: what tuning the bound starts from.
+    fn log(&self, test: &'static str) {
+        for slot in 0..RATE_SLOTS {
+            let (asked, skipped) = (self.asked[slot], self.skipped[slot]);
+            if asked + skipped > 0 {
+                tracing::debug!(
+                    test,
+                    moves_left = slot,
+                    asked,
+                    cut = self.cut[slot],
+                    skipped,
+                    "bound cut rate"
+                );
+            }
+        }
+    }
 }
 
 /// `goal_reachable` asked only where it pays. Near the end it cuts most positions and is
@@ -2182,6 +2200,15 @@ pub(in crate::solve) struct Bound {
     /// Per number of moves left: the work below the cut positions searched, and how many.
     below: [u64; RATE_SLOTS],
     sampled: [u64; RATE_SLOTS],
+}
+
+// Each search (and thread) has its own bound: its cut rates are logged when it is done.
+impl Drop for Bound {
+    fn drop(&mut self) {
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            self.rate.log("reach");
+        }
+    }
 }
 
 /// What one call of the bound costs, in nodes (callgrind: hpint#53 `h=4`, about 11,000
@@ -2297,11 +2324,12 @@ impl Bound {
 
     /// Records the bound's answer with `left` moves left; whether to search the position.
     fn answered(&mut self, left: u32, reachable: bool) -> bool {
+        // Counted where it is always asked too, for the log (`CutRate::log`).
+        self.rate.answered(left, !reachable);
         if left <= self.always {
             return reachable;
         }
         let slot = rate_slot(left);
-        self.rate.answered(left, !reachable);
         if !reachable
             && self.sampled[slot] < SAMPLES
             && self.rate.cut[slot].is_multiple_of(SAMPLE_EVERY)

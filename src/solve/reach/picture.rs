@@ -117,6 +117,14 @@ pub(in crate::solve) struct PictureGate {
     steps: u64,
 }
 
+impl Drop for PictureGate {
+    fn drop(&mut self) {
+        if tracing::enabled!(tracing::Level::DEBUG) {
+            self.rate.log("picture");
+        }
+    }
+}
+
 /// Search steps of the picture as costly as one node of the play (measured: a step takes
 /// about a quarter of a node's time).
 const STEPS_PER_NODE: u64 = 4;
