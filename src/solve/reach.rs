@@ -2164,15 +2164,16 @@ impl CutRate {
         self.cut[slot] += cut as u64;
     }
 
-    /// Logs (at debug level) per number of moves left how often the test was asked, how
-    /// often it cut and how often it was skipped: what tuning the bound starts from.
+    /// Logs (at debug level) per number left (plies in help play, the series side's moves
+    /// in series play) how often the test was asked, how often it cut and how often it was
+    /// skipped: what tuning the bound starts from.
     fn log(&self, test: &'static str) {
         for slot in 0..RATE_SLOTS {
             let (asked, skipped) = (self.asked[slot], self.skipped[slot]);
             if asked + skipped > 0 {
                 tracing::debug!(
                     test,
-                    moves_left = slot,
+                    left = slot,
                     asked,
                     cut = self.cut[slot],
                     skipped,
