@@ -2166,7 +2166,8 @@ impl CutRate {
 
     /// Logs (at debug level) per number left (plies in help play, the series side's moves
     /// in series play) how often the test was asked, how often it cut and how often it was
-    /// skipped: what tuning the bound starts from.
+    /// skipped: what tuning the bound starts from. The last slot counts all beyond it.
+    /// (Once per search and thread: `debug!` itself skips it when the level is off.)
     fn log(&self, test: &'static str) {
         for slot in 0..RATE_SLOTS {
             let (asked, skipped) = (self.asked[slot], self.skipped[slot]);
@@ -2206,9 +2207,7 @@ pub(in crate::solve) struct Bound {
 // Each search (and thread) has its own bound: its cut rates are logged when it is done.
 impl Drop for Bound {
     fn drop(&mut self) {
-        if tracing::enabled!(tracing::Level::DEBUG) {
-            self.rate.log("reach");
-        }
+        self.rate.log("reach");
     }
 }
 

@@ -119,9 +119,7 @@ pub(in crate::solve) struct PictureGate {
 
 impl Drop for PictureGate {
     fn drop(&mut self) {
-        if tracing::enabled!(tracing::Level::DEBUG) {
-            self.rate.log("picture");
-        }
+        self.rate.log("picture");
     }
 }
 
