@@ -416,8 +416,20 @@ impl Position {
     #[inline]
     pub fn any_mating_candidate(&self, f: impl FnMut(MoveKey, &Position) -> bool) -> bool {
         let cs = self.check_squares();
-        let flights = self.flight_squares();
-        self.any_checking_successor_to(|pm| flights.taking_flights(pm, cs.candidates(pm)), f)
+        // Set up at the first man with a checking move: often none has.
+        let flights = std::cell::OnceCell::new();
+        self.any_checking_successor_to(
+            |pm| {
+                let to = cs.candidates(pm);
+                if to.is_empty() {
+                    return to;
+                }
+                flights
+                    .get_or_init(|| self.flight_squares())
+                    .taking_flights(pm, to)
+            },
+            f,
+        )
     }
 
     /// `any_checking_successor` over the destinations `to` keeps of each man's moves.
