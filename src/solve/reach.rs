@@ -33,6 +33,9 @@ const INF: u8 = u8::MAX;
 const STEP_CAP: u32 = 4_000;
 /// At most this many men per side (more only in illegal positions).
 const MAX_MEN: usize = 16;
+/// `Man::dist_attacking` widens reach a move at a time up to this cap (beyond, it looks up
+/// each candidate square).
+const WIDEN_MAX: u32 = 8;
 /// Every square.
 const ALL: u64 = u64::MAX;
 
@@ -610,15 +613,26 @@ impl Man {
                 .unwrap_or(INF);
         }
         if allowed != ALL {
-            return self.dist_attacking(t, 1 << target, allowed);
+            return self.dist_attacking(t, 1 << target, allowed, INF as u32);
         }
         let att = &t.att1[self.form as usize * 2 + self.color];
         self.rook_castled(att[self.sq][target], |s| att[s][target])
     }
 
     /// Moves to stand (in some form) on a square of `allowed` that attacks every square of
-    /// `targets` (any square of `allowed` when there are no targets).
-    fn dist_attacking(&self, t: &Tables, targets: u64, allowed: u64) -> u8 {
+    /// `targets` (any square of `allowed` when there are no targets); `INF` when more than
+    /// `cap`.
+    fn dist_attacking(&self, t: &Tables, targets: u64, allowed: u64, cap: u32) -> u8 {
+        let d = self.dist_attacking_uncapped(t, targets, allowed, cap);
+        if d as u32 > cap {
+            INF
+        } else {
+            d
+        }
+    }
+
+    /// `dist_attacking`, possibly more than `cap` when that is found sooner.
+    fn dist_attacking_uncapped(&self, t: &Tables, targets: u64, allowed: u64, cap: u32) -> u8 {
         if targets == 0 {
             if allowed == ALL {
                 return 0;
@@ -650,11 +664,29 @@ impl Man {
             let cand = bits(targets).fold(allowed, |c, s| {
                 c & t.attackers[form as usize][self.color][s]
             });
-            for a in bits(cand) {
-                best = best.min(self.dist_as(t, form, a));
-                if best == 0 {
-                    return 0;
+            if cand == 0 {
+                continue;
+            }
+            let row = match self.form {
+                Form::Pawn => Some(&t.pawn[self.color][self.sq][form as usize]),
+                Form::King => None,
+                f if self.castle == 0 => Some(&t.dist[f as usize][self.sq]),
+                _ => None,
+            };
+            if let Some(row) = row.filter(|_| cap <= WIDEN_MAX) {
+                // Few moves are left where this is asked: widen the squares within reach a
+                // move at a time (a row at once) rather than look up every candidate.
+                let top = cap.min(best as u32);
+                if let Some(d) = (0..=top).find(|&d| within(row, d) & cand != 0) {
+                    best = d as u8;
                 }
+            } else {
+                for a in bits(cand) {
+                    best = best.min(self.dist_as(t, form, a));
+                }
+            }
+            if best == 0 {
+                return 0;
             }
         }
         best
@@ -869,7 +901,7 @@ struct Assign<'a> {
 impl Assign<'_> {
     fn cost_with(&self, g: usize, roles: u64, stand: u64) -> u8 {
         self.attackers[g]
-            .dist_attacking(self.t, roles, stand & !self.forbid[g])
+            .dist_attacking(self.t, roles, stand & !self.forbid[g], self.a_left)
             .max(self.min_cost[g])
     }
 
@@ -1260,7 +1292,10 @@ fn men_can_freeze_in(
             + (freeze.capture_walk[i] <= m_left) as u32
             + freeze.pin_walk[i].iter().filter(|&&w| w <= m_left).count() as u32
     });
-    freeze.order[..men.len()].sort_by_key(|&i| ways[i as usize]);
+    let order = &mut freeze.order[..men.len()];
+    if !order.is_sorted_by_key(|&i| ways[i as usize]) {
+        order.sort_by_key(|&i| ways[i as usize]);
+    }
     freeze.reach = reach;
     for at in (0..men.len()).rev() {
         freeze.reach_after[at] = freeze.reach_after[at + 1] | reach[freeze.order[at] as usize];
@@ -1415,8 +1450,12 @@ impl Freeze<'_> {
             };
             opts.len = 1;
         }
-        // Shortest walks first: `go` stops at the first way its side has no moves for.
-        opts.list[..opts.len].sort_unstable_by_key(|way| way.walk);
+        // Shortest walks first: `go` stops at the first way its side has no moves for. (The
+        // tables list them so already, mostly: a sort is rarely needed.)
+        let list = &mut opts.list[..opts.len];
+        if !list.is_sorted_by_key(|way| way.walk) {
+            list.sort_by_key(|way| way.walk);
+        }
         self.n_options[i] = opts.len;
     }
 }
@@ -2384,11 +2423,23 @@ pub(in crate::solve) fn goal_reachable(
 fn nearest_first(dist: &[u8; 64], squares: u64) -> ([(u8, u8); 64], usize) {
     let mut list = [(0u8, 0u8); 64];
     let mut n = 0;
-    for k in bits(squares) {
-        list[n] = (dist[k], k as u8);
+    // Distance by distance (few are ever asked: the squares are those within the moves
+    // left), each in square order: no sort needed.
+    let mut rest = squares;
+    let mut d = 0u32;
+    while rest != 0 && d < INF as u32 {
+        let at = rest & within(dist, d);
+        for k in bits(at) {
+            list[n] = (d as u8, k as u8);
+            n += 1;
+        }
+        rest &= !at;
+        d += 1;
+    }
+    for k in bits(rest) {
+        list[n] = (INF, k as u8);
         n += 1;
     }
-    list[..n].sort_unstable();
     (list, n)
 }
 
