@@ -24,8 +24,10 @@ use crate::chess::{Color, Position, Role, Square};
 use crate::problem::Aim;
 
 mod picture;
+mod target;
 
 pub(in crate::solve) use picture::PictureGate;
+pub(in crate::solve) use target::{Targets, Tracked};
 
 const INF: u8 = u8::MAX;
 /// Enough assignment steps to decide nearly every position; beyond this the search gives up
@@ -40,7 +42,7 @@ const WIDEN_MAX: u32 = 8;
 const ALL: u64 = u64::MAX;
 
 /// What a man is or may become: the index into the distance tables.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Form {
     Pawn = 0,
     Knight = 1,
@@ -2799,7 +2801,7 @@ pub(super) mod tests {
 
     /// Calls `f` on each position of `walks` random walks of up to `plies` plies from each of
     /// `fens` (the walks are the same for the same `seed`).
-    fn walk_near_stalemates(
+    pub(super) fn walk_near_stalemates(
         fens: &[&str],
         mut seed: u64,
         walks: usize,
@@ -2931,7 +2933,7 @@ pub(super) mod tests {
 
     /// A random position: both kings, one to three black men and one or two white ones (no
     /// pawn on a first or last rank), either side to move; `None` if it is illegal.
-    fn random_position(seed: &mut u64) -> Option<Position> {
+    pub(super) fn random_position(seed: &mut u64) -> Option<Position> {
         let mut next = |n: u64| {
             *seed ^= *seed << 13;
             *seed ^= *seed >> 7;

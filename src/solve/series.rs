@@ -116,6 +116,14 @@ struct SeriesSearch<'a> {
     bound: reach::Bound,
     /// Per series move, the positions after the moves searched there.
     afters: Afters,
+    /// Series help stalemates: the final positions aimed at (`reach::Targets`), with the
+    /// series side's men in the diagram.
+    targets: Option<(&'a reach::Targets, reach::Tracked)>,
+    /// Per series move number: the men by identity, and the targets still in reach.
+    men: Vec<reach::Tracked>,
+    live: Vec<Vec<u32>>,
+    /// The move number `lines` was entered at (its targets are narrowed from all of them).
+    entry: u32,
 }
 
 impl SeriesSearch<'_> {
@@ -185,7 +193,37 @@ impl SeriesSearch<'_> {
         if self.known(key, k) {
             return Vec::new();
         }
+        if let Some((_, root)) = self.targets {
+            // Entered at the diagram, or one series move after it (a move handed over).
+            self.entry = number;
+            self.men[number as usize] = if number == 1 {
+                root
+            } else {
+                root.follow(pos, pos.side_to_move())
+            };
+        }
         self.search(pos, key, k, number)
+    }
+
+    /// Narrows the targets to those in reach from `pos` (move number `number`, `k` series
+    /// moves to go); false when none is.
+    fn targets_in_reach(&mut self, number: u32, k: u32) -> bool {
+        let Some((targets, _)) = self.targets else {
+            return true;
+        };
+        let at = number as usize;
+        let (before, rest) = self.live.split_at_mut(at);
+        let from = (self.entry != number).then(|| before[at - 1].as_slice());
+        targets.narrow(from, &self.men[at], k, &mut rest[0]);
+        !rest[0].is_empty()
+    }
+
+    /// The men after series move `mv` of move number `number`, for the next one.
+    fn follow_men(&mut self, number: u32, mv: &Move) {
+        if self.targets.is_some() {
+            let at = number as usize;
+            self.men[at + 1] = self.men[at].after(mv);
+        }
     }
 
     /// The first look at the position of `key` with `k` moves to go: it counts as a node, and
@@ -223,11 +261,17 @@ impl SeriesSearch<'_> {
         // Can the final position still be reached? The series side moves k more times; the
         // other side once at the end (or never, in ser-# and ser-=).
         let series_side = pos.side_to_move();
+        if !self.targets_in_reach(number, k) {
+            self.tt.store_no_solution(key, k);
+            return out;
+        }
         let reachable = match self.end {
             SeriesEnd::Direct => {
                 self.bound
                     .goal_reachable(pos, (!series_side, self.aim), (0, k), k)
             }
+            // The targets in reach stand for the picture and the bound: they cut more, sooner.
+            _ if self.targets.is_some() => true,
             _ => {
                 // The picture's steps count as work done (a node budget bounds time).
                 let picture = self.aim != Aim::Stalemate
@@ -305,6 +349,7 @@ impl SeriesSearch<'_> {
                 let key = next ^ self.salt;
                 if !self.known(key, k - 1) {
                     let next = pos.play(mv).pass().expect("a move giving no check passes");
+                    self.follow_men(number, mv);
                     let replies = self.search(&next, key, k - 1, number + 1);
                     push_line(&mut out, pos, mv, number, replies);
                 }
@@ -359,6 +404,7 @@ impl SeriesSearch<'_> {
                         Vec::new()
                     } else {
                         let next = after.pass().expect("a position not in check passes");
+                        self.follow_men(number, mv);
                         self.search(&next, key, k - 1, number + 1)
                     };
                     push_line(&mut out, pos, mv, number, replies);
@@ -438,6 +484,20 @@ pub(crate) fn solve(
     let pos = &problem.position;
     let workers = worker_count(options.threads);
     let gate = Gate::new();
+    // Series help stalemates: the final positions to aim at, listed once for all threads.
+    let targets = (end == SeriesEnd::Help && stip.aim == Aim::Stalemate)
+        .then(|| {
+            let started = std::time::Instant::now();
+            let targets = reach::Targets::series_stalemate(pos, stip.moves);
+            tracing::debug!(
+                targets = targets.as_ref().map(|(t, _)| t.len()),
+                seconds = started.elapsed().as_secs_f64(),
+                "series targets listed"
+            );
+            targets
+        })
+        .flatten();
+    let slots = stip.moves as usize + 2;
     // One search per thread; the first also searches alone.
     let mut searches: Vec<SeriesSearch> = (0..workers)
         .map(|_| SeriesSearch {
@@ -455,6 +515,14 @@ pub(crate) fn solve(
             picture: reach::PictureGate::default(),
             bound: reach::Bound::series(),
             afters: Afters::default(),
+            targets: targets.as_ref().map(|(t, men)| (t, *men)),
+            men: targets
+                .as_ref()
+                .map_or_else(Vec::new, |(_, men)| vec![*men; slots]),
+            live: targets
+                .as_ref()
+                .map_or_else(Vec::new, |_| vec![Vec::new(); slots]),
+            entry: 1,
         })
         .collect();
     let limit = options.max_solutions.map(u64::from);
