@@ -34,7 +34,7 @@ use super::{MAX_MEN, OFFICERS};
 /// More targets than this, and the search goes on without them (its own bound only).
 const MAX_TARGETS: usize = 100_000;
 /// Steps of the targets' enumeration before it is given up.
-const MAX_STEPS: u64 = 5_000_000;
+const MAX_STEPS: u64 = 1_500_000;
 
 /// A man of the series side: its form and square.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -176,6 +176,7 @@ impl Targets {
             );
             return None;
         }
+        tracing::debug!(steps = g.steps, "series targets enumerated");
         let mut finals: Vec<[Spot; MAX_MEN]> = g.out.into_iter().collect();
         finals.sort_unstable_by_key(|f| f.map(|s| (s.sq, s.form as u8)));
         Some((
@@ -434,7 +435,14 @@ impl<'a> Generator<'a> {
                 return;
             }
         }
-        if let Some(q) = bits(open).next() {
+        // The square fewest men can get to in time first.
+        let candidates = |q: usize| {
+            free.iter()
+                .flat_map(|&i| self.forms(i).iter().map(move |&f| (i, f)))
+                .filter(|&(i, f)| used + self.cost(i, f, q) <= self.moves)
+                .count()
+        };
+        if let Some(q) = bits(open).min_by_key(|&q| candidates(q)) {
             for &i in free {
                 for &f in self.forms(i) {
                     let c = self.cost(i, f, q);
