@@ -24,6 +24,10 @@
 //! table with "no solution in exactly k series moves", so transposed move orders are searched
 //! once.
 //!
+//! Series help stalemates aim at target final positions listed before the search
+//! (`reach::Targets`, after Popeye's intelligent mode): a position from which none is in reach
+//! is not searched, and the picture and the bound are not asked.
+//!
 //! On several threads the first two series moves are shared out as in help play.
 
 use crate::chess::{Move, MoveList, Position};
