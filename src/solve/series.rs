@@ -492,7 +492,7 @@ pub(crate) fn solve(
     let targets = (end == SeriesEnd::Help && stip.aim == Aim::Stalemate)
         .then(|| {
             let started = std::time::Instant::now();
-            let targets = reach::Targets::series_stalemate(pos, stip.moves);
+            let targets = reach::Targets::series_stalemate(pos, stip.moves, workers);
             tracing::debug!(
                 targets = targets.as_ref().map(|(t, _)| t.len()),
                 seconds = started.elapsed().as_secs_f64(),

@@ -33,7 +33,7 @@ use super::{MAX_MEN, OFFICERS};
 
 /// More targets than this, and the search goes on without them (its own bound only).
 const MAX_TARGETS: usize = 100_000;
-/// Steps of the targets' enumeration before it is given up.
+/// Steps of the targets' enumeration before it is given up (shared among its threads).
 const MAX_STEPS: u64 = 1_500_000;
 
 /// A man of the series side: its form and square.
@@ -154,9 +154,11 @@ impl Targets {
     /// The targets of a series help stalemate in up to `moves` series moves from `pos` (the
     /// series side to move), and its men; none when there would be too many to list (or the
     /// series side may castle: its walks are not counted for it).
+    /// The king's squares are shared out among `threads` threads.
     pub(in crate::solve) fn series_stalemate(
         pos: &Position,
         moves: u32,
+        threads: usize,
     ) -> Option<(Targets, Tracked)> {
         let color = pos.side_to_move();
         if pos.can_castle(color, false) || pos.can_castle(color, true) {
@@ -166,18 +168,41 @@ impl Targets {
         if pos.pieces(color).len() as usize != men.n {
             return None;
         }
-        let mut g = Generator::new(tables(), pos, &men, moves);
-        g.place_next(0);
-        if g.overflow {
+        let threads = threads.clamp(1, 8);
+        let share = |part: usize| {
+            let mut g = Generator::new(tables(), pos, &men, moves);
+            g.max_steps = MAX_STEPS / threads as u64;
+            g.king_squares = (0..64)
+                .filter(|sq| sq % threads == part)
+                .fold(0u64, |b, sq| b | 1 << sq);
+            g.place_next(0);
+            g
+        };
+        let parts: Vec<Generator> = std::thread::scope(|scope| {
+            let others: Vec<_> = (1..threads)
+                .map(|part| scope.spawn(move || share(part)))
+                .collect();
+            let mut parts = vec![share(0)];
+            parts.extend(others.into_iter().map(|h| h.join().expect("no panic")));
+            parts
+        });
+        let steps: u64 = parts.iter().map(|g| g.steps).sum();
+        let mut out = HashSet::new();
+        let mut overflow = false;
+        for g in parts {
+            overflow |= g.overflow;
+            out.extend(g.out);
+        }
+        if overflow || out.len() > MAX_TARGETS {
             tracing::debug!(
-                steps = g.steps,
-                targets = g.out.len(),
+                steps,
+                targets = out.len(),
                 "too many series targets to list"
             );
             return None;
         }
-        tracing::debug!(steps = g.steps, "series targets enumerated");
-        let mut finals: Vec<[Spot; MAX_MEN]> = g.out.into_iter().collect();
+        tracing::debug!(steps, "series targets enumerated");
+        let mut finals: Vec<[Spot; MAX_MEN]> = out.into_iter().collect();
         finals.sort_unstable_by_key(|f| f.map(|s| (s.sq, s.form as u8)));
         Some((
             Targets {
@@ -260,6 +285,9 @@ struct Generator<'a> {
     pinned: Vec<u8>,
     captured: bool,
     king: usize,
+    /// The squares the king may be given (this thread's share), and the steps it may take.
+    king_squares: u64,
+    max_steps: u64,
     steps: u64,
     overflow: bool,
     out: HashSet<[Spot; MAX_MEN]>,
@@ -352,6 +380,8 @@ impl<'a> Generator<'a> {
             pinned: Vec::new(),
             captured: false,
             king: 0,
+            king_squares: !0,
+            max_steps: MAX_STEPS,
             steps: 0,
             overflow: false,
             out: HashSet::new(),
@@ -403,7 +433,7 @@ impl<'a> Generator<'a> {
     /// Places the men not placed yet, `used` moves spent so far.
     fn place_next(&mut self, used: u32) {
         self.steps += 1;
-        if self.steps > MAX_STEPS || self.out.len() > MAX_TARGETS {
+        if self.steps > self.max_steps || self.out.len() > MAX_TARGETS {
             self.overflow = true;
         }
         if self.overflow {
@@ -464,10 +494,8 @@ impl<'a> Generator<'a> {
             self.finish();
             return;
         };
-        for sq in 0..64 {
-            if self.held >> sq & 1 == 1 {
-                continue;
-            }
+        let allowed = if i == 0 { self.king_squares } else { !0 };
+        for sq in bits(allowed & !self.held) {
             for &f in self.forms(i) {
                 let c = self.cost(i, f, sq);
                 if used + c <= self.moves {
@@ -661,7 +689,7 @@ mod tests {
     /// `pos` is a target, and in reach; returns how many there were.
     fn assert_targets_complete(pos: &Position, k: u32) -> usize {
         let men = Tracked::of(pos, pos.side_to_move());
-        let Some((targets, root)) = Targets::series_stalemate(pos, k) else {
+        let Some((targets, root)) = Targets::series_stalemate(pos, k, 1) else {
             return 0;
         };
         let mut found = 0;
@@ -707,7 +735,7 @@ mod tests {
     #[test]
     fn a_long_series_final_position_is_a_target() {
         let mut pos = Position::from_fen("2k5/3p4/3p4/3p4/3p3B/3p4/3p1K2/R7 b - - 0 1").unwrap();
-        let (targets, mut men) = Targets::series_stalemate(&pos, 13).expect("few targets");
+        let (targets, mut men) = Targets::series_stalemate(&pos, 13, 2).expect("few targets");
         assert!(targets.len() < 10_000, "{} targets", targets.len());
         let solution = "d2d1b d3d2 d4d3 d5d4 d6d5 d7d6 c8d7 d7e6 e6f5 f5g4 g4h3 h3h2 h2h1";
         for (played, uci) in solution.split(' ').enumerate() {
