@@ -25,6 +25,7 @@
 //! - the men's moves, added up, at most the series length.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::chess::{Color, Move, MoveKind, Position};
 
@@ -33,8 +34,10 @@ use super::{MAX_MEN, OFFICERS};
 
 /// More targets than this, and the search goes on without them (its own bound only).
 const MAX_TARGETS: usize = 100_000;
-/// Steps of the targets' enumeration before it is given up (shared among its threads).
+/// Steps of the targets' enumeration before it is given up (of all its threads).
 const MAX_STEPS: u64 = 1_500_000;
+/// Each thread adds its steps to the count of all every this many.
+const STEPS_SHARED: u64 = 4_096;
 
 /// A man of the series side: its form and square.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -168,21 +171,28 @@ impl Targets {
         if pos.pieces(color).len() as usize != men.n {
             return None;
         }
+        // The king's squares are handed out one by one; the steps are counted in all (near the
+        // limit, whether the listing is given up may depend on the threads' timing: the
+        // solutions never do).
         let threads = threads.clamp(1, 8);
-        let share = |part: usize| {
+        let next_square = AtomicUsize::new(0);
+        let spent = AtomicU64::new(0);
+        let share = || {
             let mut g = Generator::new(tables(), pos, &men, moves);
-            g.max_steps = MAX_STEPS / threads as u64;
-            g.king_squares = (0..64)
-                .filter(|sq| sq % threads == part)
-                .fold(0u64, |b, sq| b | 1 << sq);
-            g.place_next(0);
+            g.spent = Some(&spent);
+            loop {
+                let sq = next_square.fetch_add(1, Ordering::Relaxed);
+                if sq >= 64 || g.overflow {
+                    break;
+                }
+                g.king_squares = 1 << sq;
+                g.place_next(0);
+            }
             g
         };
         let parts: Vec<Generator> = std::thread::scope(|scope| {
-            let others: Vec<_> = (1..threads)
-                .map(|part| scope.spawn(move || share(part)))
-                .collect();
-            let mut parts = vec![share(0)];
+            let others: Vec<_> = (1..threads).map(|_| scope.spawn(share)).collect();
+            let mut parts = vec![share()];
             parts.extend(others.into_iter().map(|h| h.join().expect("no panic")));
             parts
         });
@@ -285,10 +295,11 @@ struct Generator<'a> {
     pinned: Vec<u8>,
     captured: bool,
     king: usize,
-    /// The squares the king may be given (this thread's share), and the steps it may take.
+    /// The squares the king may be given (the one handed to this thread).
     king_squares: u64,
-    max_steps: u64,
     steps: u64,
+    /// The steps of all threads, added to every `STEPS_SHARED` steps.
+    spent: Option<&'a AtomicU64>,
     overflow: bool,
     out: HashSet<[Spot; MAX_MEN]>,
 }
@@ -381,8 +392,8 @@ impl<'a> Generator<'a> {
             captured: false,
             king: 0,
             king_squares: !0,
-            max_steps: MAX_STEPS,
             steps: 0,
+            spent: None,
             overflow: false,
             out: HashSet::new(),
         }
@@ -433,7 +444,15 @@ impl<'a> Generator<'a> {
     /// Places the men not placed yet, `used` moves spent so far.
     fn place_next(&mut self, used: u32) {
         self.steps += 1;
-        if self.steps > self.max_steps || self.out.len() > MAX_TARGETS {
+        if self.steps.is_multiple_of(STEPS_SHARED) {
+            let all = self.spent.map_or(self.steps, |spent| {
+                spent.fetch_add(STEPS_SHARED, Ordering::Relaxed) + STEPS_SHARED
+            });
+            if all > MAX_STEPS {
+                self.overflow = true;
+            }
+        }
+        if self.out.len() > MAX_TARGETS {
             self.overflow = true;
         }
         if self.overflow {
