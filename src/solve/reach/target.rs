@@ -473,9 +473,8 @@ impl<'a> Generator<'a> {
         // Each square still to hold needs a man of its own: the nearest's moves at least.
         let mut least = 0;
         for q in bits(open) {
-            let nearest = free
-                .iter()
-                .flat_map(|&i| self.forms(i).iter().map(move |&f| (i, f)))
+            let nearest = self
+                .ways(free)
                 .map(|(i, f)| self.cost(i, f, q))
                 .min()
                 .unwrap_or(INF as u32);
@@ -486,25 +485,14 @@ impl<'a> Generator<'a> {
         }
         // The square fewest men can get to in time first.
         let candidates = |q: usize| {
-            free.iter()
-                .flat_map(|&i| self.forms(i).iter().map(move |&f| (i, f)))
+            self.ways(free)
                 .filter(|&(i, f)| used + self.cost(i, f, q) <= self.moves)
                 .count()
         };
         if let Some(q) = bits(open).min_by_key(|&q| candidates(q)) {
             for &i in free {
                 for &f in self.forms(i) {
-                    let c = self.cost(i, f, q);
-                    if used + c <= self.moves {
-                        self.place(
-                            i,
-                            Spot {
-                                form: f,
-                                sq: q as u8,
-                            },
-                            used + c,
-                        );
-                    }
+                    self.place_in_time(i, f, q, used);
                 }
             }
             return;
@@ -516,18 +504,22 @@ impl<'a> Generator<'a> {
         let allowed = if i == 0 { self.king_squares } else { !0 };
         for sq in bits(allowed & !self.held) {
             for &f in self.forms(i) {
-                let c = self.cost(i, f, sq);
-                if used + c <= self.moves {
-                    self.place(
-                        i,
-                        Spot {
-                            form: f,
-                            sq: sq as u8,
-                        },
-                        used + c,
-                    );
-                }
+                self.place_in_time(i, f, sq, used);
             }
+        }
+    }
+
+    /// Each free man with each form it may take.
+    fn ways<'b>(&'b self, free: &'b [usize]) -> impl Iterator<Item = (usize, Form)> + 'b {
+        free.iter()
+            .flat_map(move |&i| self.forms(i).iter().map(move |&f| (i, f)))
+    }
+
+    /// Man `i` ends on `sq` as `form`, if it gets there in the moves left.
+    fn place_in_time(&mut self, i: usize, form: Form, sq: usize, used: u32) {
+        let c = self.cost(i, form, sq);
+        if used + c <= self.moves {
+            self.place(i, Spot { form, sq: sq as u8 }, used + c);
         }
     }
 
