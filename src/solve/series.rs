@@ -125,7 +125,7 @@ struct SeriesSearch<'a> {
     targets: Option<(&'a reach::Targets, reach::Tracked)>,
     /// Per series move number: the men by identity, and the targets still in reach.
     men: Vec<reach::Tracked>,
-    live: Vec<Vec<u32>>,
+    live: Vec<Vec<u16>>,
     /// The move number `lines` was entered at (its targets are narrowed from all of them).
     entry: u32,
 }

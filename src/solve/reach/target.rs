@@ -32,8 +32,13 @@ use crate::chess::{Color, Move, MoveKind, Position};
 use super::{bits, pawn_attacks, pinnable, ray_beyond, tables, targets, Army, Form, Tables, INF};
 use super::{MAX_MEN, OFFICERS};
 
-/// More targets than this, and the search goes on without them (its own bound only).
-const MAX_TARGETS: usize = 100_000;
+/// More targets than this, and the search goes on without them (its own bound only). It bounds
+/// the memory too: each thread keeps, per series move, the list of targets still in reach.
+const MAX_TARGETS: usize = 20_000;
+/// Longer series are searched without targets (for the same reason).
+const MAX_SERIES: u32 = 40;
+// The lists of targets in reach hold their indices as `u16`.
+const _: () = assert!(MAX_TARGETS < u16::MAX as usize);
 /// Steps of the targets' enumeration before it is given up (of all its threads).
 const MAX_STEPS: u64 = 1_500_000;
 /// Each thread adds its steps to the count of all every this many.
@@ -155,16 +160,16 @@ pub(in crate::solve) struct Targets {
 
 impl Targets {
     /// The targets of a series help stalemate in up to `moves` series moves from `pos` (the
-    /// series side to move), and its men; none when there would be too many to list (or the
-    /// series side may castle: its walks are not counted for it).
-    /// The king's squares are shared out among `threads` threads.
+    /// series side to move), and its men; none when there would be too many to list, the
+    /// series is longer than `MAX_SERIES`, or the series side may castle (its walks are not
+    /// counted for it). The king's squares are shared out among `threads` threads.
     pub(in crate::solve) fn series_stalemate(
         pos: &Position,
         moves: u32,
         threads: usize,
     ) -> Option<(Targets, Tracked)> {
         let color = pos.side_to_move();
-        if pos.can_castle(color, false) || pos.can_castle(color, true) {
+        if moves > MAX_SERIES || pos.can_castle(color, false) || pos.can_castle(color, true) {
             return None;
         }
         let men = Tracked::of(pos, color);
@@ -233,14 +238,14 @@ impl Targets {
     /// at most, so the narrowed list serves every position after this one.
     pub(in crate::solve) fn narrow(
         &self,
-        from: Option<&[u32]>,
+        from: Option<&[u16]>,
         now: &Tracked,
         k: u32,
-        out: &mut Vec<u32>,
+        out: &mut Vec<u16>,
     ) {
         out.clear();
         let t = tables();
-        let in_reach = |i: u32| {
+        let in_reach = |i: u16| {
             let target = &self.finals[i as usize];
             let mut sum = 0;
             for (m, s) in now.spots[..self.n].iter().zip(target) {
@@ -253,7 +258,7 @@ impl Targets {
         };
         match from {
             Some(list) => out.extend(list.iter().copied().filter(|&i| in_reach(i))),
-            None => out.extend((0..self.finals.len() as u32).filter(|&i| in_reach(i))),
+            None => out.extend((0..self.finals.len() as u16).filter(|&i| in_reach(i))),
         }
     }
 }
