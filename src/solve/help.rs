@@ -22,6 +22,8 @@
 //! relaxation of the final position measured in empty-board distances, in the spirit of
 //! Popeye's intelligent mode but without its target positions). Near the end it cuts most
 //! positions; higher up it is asked only where it spares more work than it costs (`reach::Bound`).
+//! Longer help stalemates also aim at target final positions listed before the search
+//! (`reach::HelpTargets`): a position from which none is in reach is not searched.
 //!
 //! On several threads each length's first moves, and then their replies, are shared out among
 //! one search per thread (`parallel::share_out`); the lines are read back in move order, so they
@@ -53,6 +55,10 @@ const TT_MIN_PLIES: u32 = 2;
 /// Positions with at least this many plies to go are first tested for whether the aim is still
 /// reachable at all (`reach::goal_reachable`).
 const REACH_MIN_PLIES: u32 = 2;
+
+/// Help stalemates of at least this many plies aim at target final positions
+/// (`reach::HelpTargets`); shorter ones are over before listing them would pay.
+const HELP_TARGETS_MIN_PLIES: u32 = 8;
 
 /// How help play prints move numbers: normally Black starts (`1.Kc3-d2 Qc1-c2 2.…`); when White
 /// starts (`h#n.5`, set play of `h#n`) the first move is printed `1...Qc1-c2` and Black's moves
@@ -265,6 +271,14 @@ struct HelpSearch<'a> {
     afters: Afters,
     /// When the bound is worth asking.
     bound: reach::Bound,
+    /// Help stalemates: the final positions aimed at (`reach::HelpTargets`), with the
+    /// stalemating side's men in the diagram.
+    targets: Option<(&'a reach::HelpTargets, reach::Men, reach::Men)>,
+    /// Per ply: both sides' men by identity, and the targets still in reach.
+    men: Vec<(reach::Men, reach::Men)>,
+    live: Vec<Vec<u32>>,
+    /// The ply `LineSearch::lines` was entered at (its targets are narrowed from all).
+    entry: u32,
 }
 
 impl HelpSearch<'_> {
@@ -292,7 +306,7 @@ impl HelpSearch<'_> {
                 }
             }
         }
-        if !self.reachable(pos, k) {
+        if !self.targets_in_reach(k, ply) || !self.reachable(pos, k) {
             self.tt.store_no_solution(key, k);
             return Vec::new();
         }
@@ -341,6 +355,12 @@ impl HelpSearch<'_> {
             let Some(after) = kept.next() else {
                 break;
             };
+            if self.targets.is_some() {
+                let at = ply as usize;
+                let (ours, theirs) = self.men[at];
+                let mover = pos.side_to_move();
+                self.men[at + 1] = (ours.after(mv, mover), theirs.after(mv, mover));
+            }
             let replies = self.lines(after, k - 1, ply + 1);
             if !replies.is_empty() {
                 let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
@@ -360,6 +380,20 @@ impl HelpSearch<'_> {
             self.tt.store_no_solution(key, k);
         }
         out
+    }
+
+    /// Narrows the targets to those in reach from the position at `ply` (`k` plies to go);
+    /// false when none is.
+    fn targets_in_reach(&mut self, k: u32, ply: u32) -> bool {
+        let Some((targets, _, _)) = self.targets else {
+            return true;
+        };
+        let at = ply as usize;
+        let (before, rest) = self.live.split_at_mut(at);
+        let from = (self.entry != ply).then(|| before[at - 1].as_slice());
+        let (ours, theirs) = &self.men[at];
+        targets.narrow(from, (ours, theirs), (k / 2, k.div_ceil(2)), &mut rest[0]);
+        !rest[0].is_empty()
     }
 
     /// Whether the aim may still be reached in the `k` plies left (see `reach`).
@@ -527,6 +561,15 @@ impl LineSearch for HelpSearch<'_> {
     }
 
     fn lines(&mut self, pos: &Position, k: u32, depth: u32) -> Vec<SolutionNode> {
+        if let Some((_, ours, theirs)) = self.targets {
+            // Entered at the diagram, or one ply after it (a move handed over).
+            self.entry = depth;
+            self.men[depth as usize] = if depth == 0 {
+                (ours, theirs)
+            } else {
+                (ours.follow(pos), theirs.follow(pos))
+            };
+        }
         HelpSearch::lines(self, pos, k, depth)
     }
 
@@ -720,6 +763,26 @@ pub(crate) fn solve(
     let full = stip.plies();
     let workers = worker_count(options.threads);
     let gate = Gate::new();
+    // Help stalemates: the final positions to aim at, listed once for all threads. The last
+    // move is the stalemating side's.
+    let targets = (stip.aim == Aim::Stalemate && full >= HELP_TARGETS_MIN_PLIES)
+        .then(|| {
+            let started = Instant::now();
+            let last = if full % 2 == 1 {
+                pos.side_to_move()
+            } else {
+                !pos.side_to_move()
+            };
+            let targets = reach::HelpTargets::stalemate(pos, !last, (full / 2, full.div_ceil(2)));
+            tracing::debug!(
+                targets = targets.as_ref().map(|(t, _, _)| t.len()),
+                seconds = started.elapsed().as_secs_f64(),
+                "help targets listed"
+            );
+            targets
+        })
+        .flatten();
+    let slots = full as usize + 2;
     // One search per thread; the first also searches alone.
     let mut searches: Vec<HelpSearch> = (0..workers)
         .map(|_| HelpSearch {
@@ -736,6 +799,16 @@ pub(crate) fn solve(
             progress: false,
             afters: Afters::default(),
             bound: reach::Bound::help(),
+            targets: targets
+                .as_ref()
+                .map(|(t, ours, theirs)| (t, *ours, *theirs)),
+            men: targets
+                .as_ref()
+                .map_or_else(Vec::new, |(_, ours, theirs)| vec![(*ours, *theirs); slots]),
+            live: targets
+                .as_ref()
+                .map_or_else(Vec::new, |_| vec![Vec::new(); slots]),
+            entry: 0,
         })
         .collect();
     let min = if stip.half { 1 } else { 2 };
@@ -765,6 +838,8 @@ pub(crate) fn solve(
         if let Some(set_pos) = pos.pass() {
             for search in &mut searches {
                 search.numbering = Numbering::new(set_pos.side_to_move());
+                // The targets are those of the play from the diagram.
+                search.targets = None;
             }
             let set_min = if stip.half { 2 } else { 1 };
             set_play = all_lengths(
@@ -922,6 +997,10 @@ mod tests {
                             progress: false,
                             afters: Afters::default(),
                             bound: reach::Bound::help(),
+                            targets: None,
+                            men: Vec::new(),
+                            live: Vec::new(),
+                            entry: 0,
                         };
                         let mut got = Vec::new();
                         uci_lines(&search.lines(&pos, k, ply), &mut Vec::new(), &mut got);

@@ -1,5 +1,5 @@
-//! Final positions to aim at, for series help stalemates (`ser-h=n`), after the intelligent
-//! mode of Popeye, the reference solver.
+//! Final positions to aim at, for series help stalemates (`ser-h=n`) and help stalemates
+//! (`h=n`), after the intelligent mode of Popeye, the reference solver.
 //!
 //! In a series help stalemate the other side stands still until its one move at the end, so
 //! every man of the series side ends where the stalemate needs it, and that can be listed
@@ -23,6 +23,13 @@
 //!   other side standing there or getting there in one move) or pinned; at most one man is
 //!   captured by `w` instead, on a square the other side can capture on in one move;
 //! - the men's moves, added up, at most the series length.
+//!
+//! Help stalemates (`HelpTargets`) are listed the same way, but the stalemating side moves as
+//! often as the other: each man of the stalemated side ends immobile (among its men, blocked,
+//! pinned) or is captured, at most one capture per move of the other side; the men of the
+//! other side that guard a flight, block a pawn or pin a man are placed too, and their walks
+//! added up must fit in its moves (the rest of its men are free). Both sides' men are tracked
+//! by identity, captures included.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -644,6 +651,561 @@ impl<'a> Generator<'a> {
     }
 }
 
+/// The men of one side by identity along help play: where each stands, and whether it is
+/// still on the board.
+#[derive(Clone, Copy)]
+pub(in crate::solve) struct Men {
+    spots: [Spot; MAX_MEN],
+    alive: u16,
+    n: usize,
+    color: Color,
+}
+
+impl Men {
+    fn of(pos: &Position, color: Color) -> Men {
+        let army = Army::of(pos, color, true);
+        let mut spots = [Spot::NONE; MAX_MEN];
+        for (slot, m) in spots.iter_mut().zip(army.men()) {
+            *slot = Spot {
+                form: m.form,
+                sq: m.sq as u8,
+            };
+        }
+        let n = army.men().len();
+        Men {
+            spots,
+            alive: ((1u32 << n) - 1) as u16,
+            n,
+            color,
+        }
+    }
+
+    fn alive(&self, i: usize) -> bool {
+        self.alive >> i & 1 == 1
+    }
+
+    /// The men after move `mv` of the side `mover` (theirs or the other side's, which may
+    /// capture one of them).
+    pub(in crate::solve) fn after(&self, mv: &Move, mover: Color) -> Men {
+        let mut next = *self;
+        let (from, to) = (mv.from().index() as u8, mv.to().index() as u8);
+        if mover == self.color {
+            let rook = match mv.kind() {
+                MoveKind::CastleShort => Some((7, 5)),
+                MoveKind::CastleLong => Some((0, 3)),
+                _ => None,
+            };
+            for i in 0..next.n {
+                let s = &mut next.spots[i];
+                if self.alive >> i & 1 == 0 {
+                    continue;
+                }
+                if s.sq == from {
+                    s.sq = to;
+                    if let Some(role) = mv.promotion() {
+                        s.form = Form::of(role);
+                    }
+                } else if let Some((rf, rt)) = rook {
+                    let rank = from / 8;
+                    if s.form == Form::Rook && s.sq == rank * 8 + rf {
+                        s.sq = rank * 8 + rt;
+                    }
+                }
+            }
+        } else if mv.is_capture() {
+            let taken = if mv.kind() == MoveKind::EnPassant {
+                (from / 8) * 8 + to % 8
+            } else {
+                to
+            };
+            for i in 0..next.n {
+                if self.alive >> i & 1 == 1 && next.spots[i].sq == taken {
+                    next.alive &= !(1 << i);
+                }
+            }
+        }
+        next
+    }
+
+    /// The men in `pos`, one move after `self` (by either side).
+    pub(in crate::solve) fn follow(&self, pos: &Position) -> Men {
+        let now = Men::of(pos, self.color);
+        let now_spots = &now.spots[..now.n];
+        let mut next = *self;
+        let mut arrived: Vec<Spot> = now_spots
+            .iter()
+            .copied()
+            .filter(|s| !(0..self.n).any(|i| self.alive(i) && self.spots[i] == *s))
+            .collect();
+        for i in 0..next.n {
+            if !self.alive(i) || now_spots.contains(&self.spots[i]) {
+                continue;
+            }
+            let s = self.spots[i];
+            let pick = arrived
+                .iter()
+                .position(|a| a.form == s.form)
+                .or_else(|| arrived.iter().position(|_| s.form == Form::Pawn));
+            match pick {
+                Some(p) => next.spots[i] = arrived.swap_remove(p),
+                None => next.alive &= !(1 << i),
+            }
+        }
+        next
+    }
+}
+
+/// A man of the other side a help target leaves free (it may end anywhere).
+const FREE: Spot = Spot {
+    form: Form::Pawn,
+    sq: u8::MAX,
+};
+
+/// A man a help target has captured.
+const CAPTURED: Spot = Spot {
+    form: Form::King,
+    sq: u8::MAX,
+};
+
+/// One final position of help play: each man of the stalemated side on its square (or
+/// captured), the men of the other side its stalemate uses on theirs (the rest free).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct HelpTarget {
+    ours: [Spot; MAX_MEN],
+    theirs: [Spot; MAX_MEN],
+}
+
+/// The final positions a help stalemate may end in (see the module's doc for series play):
+/// every man of the stalemated side ends immobile or is captured; the other side's men that
+/// guard a flight, pin a man or block a pawn are placed, their walks charged to its moves.
+pub(in crate::solve) struct HelpTargets {
+    targets: Vec<HelpTarget>,
+}
+
+impl HelpTargets {
+    /// The targets of a help stalemate of `mated` from `pos`, with `m` moves of its side and
+    /// `a` of the other (the last); none when there are too many, or a side may castle. With
+    /// both sides' men in the diagram.
+    pub(in crate::solve) fn stalemate(
+        pos: &Position,
+        mated: Color,
+        (m, a): (u32, u32),
+    ) -> Option<(HelpTargets, Men, Men)> {
+        if [Color::White, Color::Black]
+            .iter()
+            .any(|&c| pos.can_castle(c, false) || pos.can_castle(c, true))
+        {
+            return None;
+        }
+        let ours = Men::of(pos, mated);
+        let theirs = Men::of(pos, !mated);
+        if pos.pieces(!mated).len() as usize != theirs.n
+            || pos.pieces(mated).len() as usize != ours.n
+        {
+            return None;
+        }
+        let mut g = HelpGen {
+            t: tables(),
+            ours: &ours,
+            theirs: &theirs,
+            m,
+            a,
+            placed: [None; MAX_MEN],
+            captured: 0,
+            used: 0,
+            held: 0,
+            need: 0,
+            their_placed: [None; MAX_MEN],
+            their_squares: 0,
+            their_used: 0,
+            pinned: Vec::new(),
+            king: 0,
+            steps: 0,
+            overflow: false,
+            out: HashSet::new(),
+        };
+        g.next();
+        tracing::debug!(
+            steps = g.steps,
+            overflow = g.overflow,
+            "help targets enumerated"
+        );
+        if g.overflow {
+            return None;
+        }
+        let mut targets: Vec<HelpTarget> = g.out.into_iter().collect();
+        targets.sort_unstable_by_key(|t| (t.ours.map(|s| s.sq), t.theirs.map(|s| s.sq)));
+        Some((HelpTargets { targets }, ours, theirs))
+    }
+
+    pub(in crate::solve) fn len(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// Into `out`, the targets of `from` (all when `None`) still in reach with `ours` and
+    /// `theirs` the two sides' men, `m_left` moves of the stalemated side and `a_left` of the
+    /// other. A target out of reach stays so (a move shortens one walk, or one list of
+    /// captures owed, by one at most).
+    pub(in crate::solve) fn narrow(
+        &self,
+        from: Option<&[u32]>,
+        (ours, theirs): (&Men, &Men),
+        (m_left, a_left): (u32, u32),
+        out: &mut Vec<u32>,
+    ) {
+        out.clear();
+        let t = tables();
+        let in_reach = |i: u32| {
+            let target = &self.targets[i as usize];
+            let (mut walks, mut owed) = (0, 0);
+            for (j, s) in target.ours[..ours.n].iter().enumerate() {
+                if *s == CAPTURED {
+                    owed += ours.alive(j) as u32;
+                } else if !ours.alive(j) {
+                    return false;
+                } else {
+                    walks += cost(t, ours.color.index(), ours.spots[j], *s);
+                }
+            }
+            if walks > m_left || owed > a_left {
+                return false;
+            }
+            let mut theirs_walk = 0;
+            for (j, s) in target.theirs[..theirs.n].iter().enumerate() {
+                if *s == FREE {
+                    continue;
+                }
+                if !theirs.alive(j) {
+                    return false;
+                }
+                theirs_walk += cost(t, theirs.color.index(), theirs.spots[j], *s);
+                if theirs_walk > a_left {
+                    return false;
+                }
+            }
+            true
+        };
+        match from {
+            Some(list) => out.extend(list.iter().copied().filter(|&i| in_reach(i))),
+            None => out.extend((0..self.targets.len() as u32).filter(|&i| in_reach(i))),
+        }
+    }
+}
+
+/// The enumeration of help-play targets.
+struct HelpGen<'a> {
+    t: &'a Tables,
+    ours: &'a Men,
+    theirs: &'a Men,
+    m: u32,
+    a: u32,
+    /// The stalemated side: men placed, captured (bits), moves spent, squares held and to hold.
+    placed: [Option<Spot>; MAX_MEN],
+    captured: u16,
+    used: u32,
+    held: u64,
+    need: u64,
+    /// The other side's men placed, their squares, their moves spent.
+    their_placed: [Option<Spot>; MAX_MEN],
+    their_squares: u64,
+    their_used: u32,
+    pinned: Vec<u8>,
+    king: usize,
+    steps: u64,
+    overflow: bool,
+    out: HashSet<HelpTarget>,
+}
+
+impl HelpGen<'_> {
+    fn forms(form: Form) -> &'static [Form] {
+        const PROMOTED: [Form; 5] = [
+            Form::Pawn,
+            Form::Knight,
+            Form::Bishop,
+            Form::Rook,
+            Form::Queen,
+        ];
+        match form {
+            Form::Pawn => &PROMOTED,
+            Form::Knight => &PROMOTED[1..2],
+            Form::Bishop => &PROMOTED[2..3],
+            Form::Rook => &PROMOTED[3..4],
+            Form::Queen => &PROMOTED[4..5],
+            Form::King => &[Form::King],
+        }
+    }
+
+    fn tick(&mut self) -> bool {
+        self.steps += 1;
+        if self.steps > MAX_STEPS || self.out.len() > MAX_TARGETS {
+            self.overflow = true;
+        }
+        !self.overflow
+    }
+
+    /// Places the other side's man `g` on `spot` (charged), then goes on with `then`.
+    fn place_theirs(&mut self, g: usize, spot: Spot, then: &mut dyn FnMut(&mut Self)) {
+        let c = cost(
+            self.t,
+            self.theirs.color.index(),
+            self.theirs.spots[g],
+            spot,
+        );
+        let bit = 1u64 << spot.sq;
+        if self.their_used + c > self.a || (self.held | self.their_squares) & bit != 0 {
+            return;
+        }
+        self.their_placed[g] = Some(spot);
+        self.their_squares |= bit;
+        self.their_used += c;
+        then(self);
+        self.their_used -= c;
+        self.their_squares &= !bit;
+        self.their_placed[g] = None;
+    }
+
+    /// Some man of the other side ends on a square of `squares` as a form `fits` allows (one
+    /// placed already, or one placed now), then `then`.
+    fn use_theirs(
+        &mut self,
+        squares: u64,
+        fits: &dyn Fn(Form) -> bool,
+        then: &mut dyn FnMut(&mut Self),
+    ) {
+        let already = (0..self.theirs.n).any(|g| {
+            self.their_placed[g].is_some_and(|s| squares >> s.sq & 1 == 1 && fits(s.form))
+        });
+        if already {
+            then(self);
+            return;
+        }
+        for g in 0..self.theirs.n {
+            if self.their_placed[g].is_some() {
+                continue;
+            }
+            for &form in Self::forms(self.theirs.spots[g].form) {
+                if !fits(form) {
+                    continue;
+                }
+                for d in bits(squares & !(self.held | self.their_squares)) {
+                    self.place_theirs(g, Spot { form, sq: d as u8 }, then);
+                    if self.overflow {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Goes on: the squares to hold first, then the men not placed (the king first).
+    fn next(&mut self) {
+        if !self.tick() {
+            return;
+        }
+        let n = self.ours.n;
+        let open = self.need & !self.held;
+        let free: Vec<usize> = (0..n)
+            .filter(|&i| self.placed[i].is_none() && self.captured >> i & 1 == 0)
+            .collect();
+        if open.count_ones() as usize > free.len() {
+            return;
+        }
+        let color = self.ours.color.index();
+        if let Some(q) = bits(open).next() {
+            for &i in &free {
+                if self.ours.spots[i].form == Form::King {
+                    continue;
+                }
+                for &f in Self::forms(self.ours.spots[i].form) {
+                    let c = cost(
+                        self.t,
+                        color,
+                        self.ours.spots[i],
+                        Spot {
+                            form: f,
+                            sq: q as u8,
+                        },
+                    );
+                    if self.used + c <= self.m {
+                        self.place(
+                            i,
+                            Spot {
+                                form: f,
+                                sq: q as u8,
+                            },
+                            c,
+                        );
+                    }
+                }
+            }
+            return;
+        }
+        // The king first, then the others in order.
+        let king = (0..n).find(|&i| self.ours.spots[i].form == Form::King);
+        let Some(&i) = king
+            .filter(|&k| free.contains(&k))
+            .as_ref()
+            .or_else(|| free.first())
+        else {
+            self.finish();
+            return;
+        };
+        if self.ours.spots[i].form != Form::King && self.captured.count_ones() < self.a {
+            self.captured |= 1 << i;
+            self.next();
+            self.captured &= !(1 << i);
+        }
+        for sq in bits(!(self.held | self.their_squares)) {
+            for &f in Self::forms(self.ours.spots[i].form) {
+                let spot = Spot {
+                    form: f,
+                    sq: sq as u8,
+                };
+                let c = cost(self.t, color, self.ours.spots[i], spot);
+                if self.used + c <= self.m {
+                    self.place(i, spot, c);
+                }
+            }
+        }
+    }
+
+    fn place(&mut self, i: usize, spot: Spot, c: u32) {
+        let sq = spot.sq as usize;
+        let saved_need = self.need;
+        self.placed[i] = Some(spot);
+        self.held |= 1 << sq;
+        self.used += c;
+        if spot.form == Form::King {
+            self.king = sq;
+            let flights = self.t.ring[sq];
+            self.flights(flights);
+        } else {
+            self.place_man(spot);
+        }
+        self.used -= c;
+        self.held &= !(1 << sq);
+        self.need = saved_need;
+        self.placed[i] = None;
+    }
+
+    /// The king's flights in `left`: each held by its side, or attacked by the other's.
+    fn flights(&mut self, left: u64) {
+        if !self.tick() {
+            return;
+        }
+        let Some(f) = bits(left).next() else {
+            self.next();
+            return;
+        };
+        let rest = left & !(1 << f);
+        let color = self.theirs.color;
+        let attacked = (0..self.theirs.n)
+            .any(|g| self.their_placed[g].is_some_and(|s| attacks_empty(s, color, f)));
+        if attacked {
+            self.flights(rest);
+            return;
+        }
+        let saved = self.need;
+        self.need |= 1 << f;
+        self.flights(rest);
+        self.need = saved;
+        // A man of the other side placed to attack it (the king not next to ours).
+        let k = self.king;
+        let t = self.t;
+        for g in 0..self.theirs.n {
+            if self.their_placed[g].is_some() {
+                continue;
+            }
+            for &form in Self::forms(self.theirs.spots[g].form) {
+                let mut from = t.attackers[form as usize][color.index()][f] & !(1 << k);
+                if form == Form::King {
+                    from &= !t.ring[k];
+                }
+                for d in bits(from & !(self.held | self.their_squares)) {
+                    self.place_theirs(g, Spot { form, sq: d as u8 }, &mut |s| s.flights(rest));
+                    if self.overflow {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A man other than the king ends on `spot`: immobile among its men, blocked, or pinned.
+    fn place_man(&mut self, spot: Spot) {
+        let sq = spot.sq as usize;
+        let white = self.ours.color == Color::White;
+        let ahead = if white {
+            sq.checked_add(8).filter(|&a| a < 64)
+        } else {
+            sq.checked_sub(8)
+        };
+        let needs = match spot.form {
+            Form::Pawn => ahead.map_or(0, |a| 1u64 << a),
+            f => self.t.freeze[f as usize][sq],
+        };
+        let saved = self.need;
+        self.need |= needs;
+        self.next();
+        self.need = saved;
+        if needs & !self.held == 0 {
+            return;
+        }
+        if spot.form == Form::Pawn {
+            // Blocked by a man of the other side.
+            self.use_theirs(needs, &|_| true, &mut |s| s.next());
+        }
+        let k = self.king;
+        let beyond = ray_beyond(k, sq);
+        if beyond != 0 {
+            let (kf, kr, f, r) = (k % 8, k / 8, sq % 8, sq / 8);
+            let line = usize::from(kf == f || kr == r);
+            if pinnable(spot.form, line) {
+                self.pinned.push(spot.sq);
+                let fits = move |form: Form| match form {
+                    Form::Queen => true,
+                    Form::Bishop => line == 0,
+                    Form::Rook => line == 1,
+                    _ => false,
+                };
+                self.use_theirs(beyond, &fits, &mut |s| s.next());
+                self.pinned.pop();
+            }
+        }
+    }
+
+    fn finish(&mut self) {
+        let k = self.king;
+        for &p in &self.pinned {
+            if between(k, p as usize) & (self.held | self.their_squares) != 0 {
+                return;
+            }
+        }
+        let mut target = HelpTarget {
+            ours: [Spot::NONE; MAX_MEN],
+            theirs: [FREE; MAX_MEN],
+        };
+        for i in 0..self.ours.n {
+            target.ours[i] = self.placed[i].unwrap_or(CAPTURED);
+        }
+        for g in 0..self.theirs.n {
+            target.theirs[g] = self.their_placed[g].unwrap_or(FREE);
+        }
+        self.out.insert(target);
+    }
+}
+
+/// Whether a man of `color` on `spot` attacks `f` on an empty board.
+fn attacks_empty(spot: Spot, color: Color, f: usize) -> bool {
+    let sq = spot.sq as usize;
+    let attacked = match spot.form {
+        Form::Pawn => pawn_attacks(color, sq),
+        Form::King => tables().ring[sq],
+        form => targets(form, sq),
+    };
+    attacked >> f & 1 == 1
+}
+
 /// The squares strictly between `a` and `b` on a line (none if not on one).
 fn between(a: usize, b: usize) -> u64 {
     let beyond_b = ray_beyond(a, b);
@@ -745,6 +1307,99 @@ mod tests {
             found += assert_targets_complete(pos, 3);
         });
         assert!(found > 300, "only {found} final positions found");
+    }
+
+    type HelpEnd = ([Spot; MAX_MEN], u16, [Spot; MAX_MEN], u16);
+
+    /// By brute force: the final positions (both sides' men by identity, and which are on
+    /// the board) of every help stalemate of exactly `k` plies from `pos`; checks on the way
+    /// that `follow` agrees with `after`.
+    fn help_finals(pos: &Position, men: (Men, Men), k: u32, out: &mut Vec<HelpEnd>) {
+        let mover = pos.side_to_move();
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        for mv in moves.iter() {
+            let after = pos.play(mv);
+            let next = (men.0.after(mv, mover), men.1.after(mv, mover));
+            for (n, m) in [(next.0, men.0), (next.1, men.1)] {
+                let f = m.follow(&after);
+                assert!(
+                    f.alive == n.alive && (0..n.n).all(|i| !n.alive(i) || f.spots[i] == n.spots[i]),
+                    "{} {}",
+                    pos.to_fen(),
+                    mv.uci()
+                );
+            }
+            if k > 1 {
+                help_finals(&after, next, k - 1, out);
+            } else if after.is_stalemate() {
+                out.push((next.0.spots, next.0.alive, next.1.spots, next.1.alive));
+            }
+        }
+    }
+
+    fn help_matches(t: &HelpTarget, end: &HelpEnd, n: (usize, usize)) -> bool {
+        let ours = (0..n.0).all(|i| {
+            let alive = end.1 >> i & 1 == 1;
+            if t.ours[i] == CAPTURED {
+                !alive
+            } else {
+                alive && t.ours[i] == end.0[i]
+            }
+        });
+        let theirs = (0..n.1)
+            .all(|g| t.theirs[g] == FREE || (end.3 >> g & 1 == 1 && t.theirs[g] == end.2[g]));
+        ours && theirs
+    }
+
+    /// Asserts that every final position of a help stalemate of 2 or 4 plies from `pos` (the
+    /// side to move stalemated) matches a target; returns how many there were.
+    fn assert_help_targets_complete(pos: &Position, plies: u32) -> usize {
+        let mated = pos.side_to_move();
+        let mut found = 0;
+        for k in (2..=plies).step_by(2) {
+            let Some((targets, ours, theirs)) =
+                HelpTargets::stalemate(pos, mated, (k / 2, k.div_ceil(2)))
+            else {
+                continue;
+            };
+            let mut ends = Vec::new();
+            help_finals(pos, (ours, theirs), k, &mut ends);
+            for end in &ends {
+                assert!(
+                    targets
+                        .targets
+                        .iter()
+                        .any(|t| help_matches(t, end, (ours.n, theirs.n))),
+                    "{} h={}: a final position is no target",
+                    pos.to_fen(),
+                    k / 2
+                );
+            }
+            found += ends.len();
+        }
+        found
+    }
+
+    /// Every help stalemate's final position is among the help targets, in random positions
+    /// and near stalemates (brute force is the oracle).
+    #[test]
+    fn help_targets_hold_every_final_position() {
+        let mut seed = 0x5851_f42d_4c95_7f2du64;
+        let (mut found, mut tested) = (0, 0);
+        while tested < 1500 {
+            let Some(pos) = random_position(&mut seed) else {
+                continue;
+            };
+            tested += 1;
+            found += assert_help_targets_complete(&pos, 2);
+        }
+        walk_near_stalemates(&NEAR_STALEMATES, 0x2545_f491_4f6c_dd1d, 4, 8, |pos| {
+            if pos.side_to_move() == Color::Black {
+                found += assert_help_targets_complete(pos, 4);
+            }
+        });
+        assert!(found > 100, "only {found} final positions found");
     }
 
     /// hpint#110 (ser-h=13): the final position of its solution is one of few targets.
