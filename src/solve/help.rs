@@ -59,6 +59,8 @@ const REACH_MIN_PLIES: u32 = 2;
 /// Help stalemates of at least this many plies aim at target final positions
 /// (`reach::HelpTargets`); shorter ones are over before listing them would pay.
 const HELP_TARGETS_MIN_PLIES: u32 = 8;
+/// Nor longer ones than this: each thread keeps, per ply, the list of targets in reach.
+const HELP_TARGETS_MAX_PLIES: u32 = 40;
 
 /// How help play prints move numbers: normally Black starts (`1.Kc3-d2 Qc1-c2 2.…`); when White
 /// starts (`h#n.5`, set play of `h#n`) the first move is printed `1...Qc1-c2` and Black's moves
@@ -765,7 +767,9 @@ pub(crate) fn solve(
     let gate = Gate::new();
     // Help stalemates: the final positions to aim at, listed once for all threads. The last
     // move is the stalemating side's.
-    let targets = (stip.aim == Aim::Stalemate && full >= HELP_TARGETS_MIN_PLIES)
+    let aimed = stip.aim == Aim::Stalemate
+        && (HELP_TARGETS_MIN_PLIES..=HELP_TARGETS_MAX_PLIES).contains(&full);
+    let targets = aimed
         .then(|| {
             let started = Instant::now();
             let last = if full % 2 == 1 {
