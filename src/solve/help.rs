@@ -777,7 +777,8 @@ pub(crate) fn solve(
             } else {
                 !pos.side_to_move()
             };
-            let targets = reach::HelpTargets::stalemate(pos, !last, (full / 2, full.div_ceil(2)));
+            let budgets = (full / 2, full.div_ceil(2));
+            let targets = reach::HelpTargets::stalemate(pos, !last, budgets, workers);
             tracing::debug!(
                 targets = targets.as_ref().map(|(t, _, _)| t.len()),
                 seconds = started.elapsed().as_secs_f64(),

@@ -790,6 +790,7 @@ impl HelpTargets {
         pos: &Position,
         mated: Color,
         (m, a): (u32, u32),
+        threads: usize,
     ) -> Option<(HelpTargets, Men, Men)> {
         if [Color::White, Color::Black]
             .iter()
@@ -804,36 +805,63 @@ impl HelpTargets {
         {
             return None;
         }
-        let mut g = HelpGen {
-            t: tables(),
-            ours: &ours,
-            theirs: &theirs,
-            m,
-            a,
-            placed: [None; MAX_MEN],
-            captured: 0,
-            used: 0,
-            held: 0,
-            need: 0,
-            their_placed: [None; MAX_MEN],
-            their_squares: 0,
-            their_used: 0,
-            pinned: Vec::new(),
-            king: 0,
-            steps: 0,
-            overflow: false,
-            out: HashSet::new(),
+        // The king's squares are handed out one by one, as in series play.
+        let next_square = AtomicUsize::new(0);
+        let spent = AtomicU64::new(0);
+        let share = || {
+            let mut g = HelpGen {
+                t: tables(),
+                ours: &ours,
+                theirs: &theirs,
+                m,
+                a,
+                placed: [None; MAX_MEN],
+                captured: 0,
+                used: 0,
+                held: 0,
+                need: 0,
+                their_placed: [None; MAX_MEN],
+                their_squares: 0,
+                their_used: 0,
+                pinned: Vec::new(),
+                king: 0,
+                king_squares: 0,
+                steps: 0,
+                spent: &spent,
+                overflow: false,
+                out: HashSet::new(),
+            };
+            loop {
+                let sq = next_square.fetch_add(1, Ordering::Relaxed);
+                if sq >= 64 || g.overflow {
+                    break;
+                }
+                g.king_squares = 1 << sq;
+                g.next();
+            }
+            g
         };
-        g.next();
-        tracing::debug!(
-            steps = g.steps,
-            overflow = g.overflow,
-            "help targets enumerated"
-        );
-        if g.overflow {
+        let parts: Vec<HelpGen> = std::thread::scope(|scope| {
+            let others: Vec<_> = (1..threads.clamp(1, 8))
+                .map(|_| scope.spawn(share))
+                .collect();
+            let mut parts = vec![share()];
+            parts.extend(others.into_iter().map(|h| h.join().expect("no panic")));
+            parts
+        });
+        let steps: u64 = parts.iter().map(|g| g.steps).sum();
+        let mut out = HashSet::new();
+        let mut overflow = false;
+        for g in parts {
+            overflow |= g.overflow;
+            out.extend(g.out);
+        }
+        let overflow = overflow || out.len() > MAX_TARGETS;
+        tracing::debug!(steps, overflow, "help targets enumerated");
+        if overflow {
             return None;
         }
-        let mut targets: Vec<HelpTarget> = g.out.into_iter().collect();
+        let mut targets: Vec<HelpTarget> = out.into_iter().collect();
         targets.sort_unstable_by_key(|t| (t.ours.map(|s| s.sq), t.theirs.map(|s| s.sq)));
         Some((HelpTargets { targets }, ours, theirs))
     }
@@ -911,7 +939,11 @@ struct HelpGen<'a> {
     their_used: u32,
     pinned: Vec<u8>,
     king: usize,
+    /// The squares the king may be given (the one handed to this thread).
+    king_squares: u64,
     steps: u64,
+    /// The steps of all threads, added to every `STEPS_SHARED` steps.
+    spent: &'a AtomicU64,
     overflow: bool,
     out: HashSet<HelpTarget>,
 }
@@ -937,7 +969,12 @@ impl HelpGen<'_> {
 
     fn tick(&mut self) -> bool {
         self.steps += 1;
-        if self.steps > MAX_STEPS || self.out.len() > MAX_TARGETS {
+        if self.steps.is_multiple_of(STEPS_SHARED)
+            && self.spent.fetch_add(STEPS_SHARED, Ordering::Relaxed) + STEPS_SHARED > MAX_STEPS
+        {
+            self.overflow = true;
+        }
+        if self.out.len() > MAX_TARGETS {
             self.overflow = true;
         }
         !self.overflow
@@ -1055,7 +1092,12 @@ impl HelpGen<'_> {
             self.next();
             self.captured &= !(1 << i);
         }
-        for sq in bits(!(self.held | self.their_squares)) {
+        let allowed = if self.ours.spots[i].form == Form::King {
+            self.king_squares
+        } else {
+            !0
+        };
+        for sq in bits(allowed & !(self.held | self.their_squares)) {
             for &f in Self::forms(self.ours.spots[i].form) {
                 let spot = Spot {
                     form: f,
@@ -1359,7 +1401,7 @@ mod tests {
         let mut found = 0;
         for k in (2..=plies).step_by(2) {
             let Some((targets, ours, theirs)) =
-                HelpTargets::stalemate(pos, mated, (k / 2, k.div_ceil(2)))
+                HelpTargets::stalemate(pos, mated, (k / 2, k.div_ceil(2)), 1)
             else {
                 continue;
             };
