@@ -187,26 +187,16 @@ impl Targets {
         // limit, whether the listing is given up may depend on the threads' timing: the
         // solutions never do).
         let threads = threads.clamp(1, 8);
-        let next_square = AtomicUsize::new(0);
         let spent = AtomicU64::new(0);
-        let share = || {
+        let make = || {
             let mut g = Generator::new(tables(), pos, &men, moves);
             g.spent = Some(&spent);
-            loop {
-                let sq = next_square.fetch_add(1, Ordering::Relaxed);
-                if sq >= 64 || g.overflow {
-                    break;
-                }
-                g.king_squares = 1 << sq;
-                g.place_next(0);
-            }
             g
         };
-        let parts: Vec<Generator> = std::thread::scope(|scope| {
-            let others: Vec<_> = (1..threads).map(|_| scope.spawn(share)).collect();
-            let mut parts = vec![share()];
-            parts.extend(others.into_iter().map(|h| h.join().expect("no panic")));
-            parts
+        let parts = by_king_square(threads, make, |g: &mut Generator, squares| {
+            g.king_squares = squares;
+            g.place_next(0);
+            !g.overflow
         });
         let steps: u64 = parts.iter().map(|g| g.steps).sum();
         let mut out = HashSet::new();
@@ -806,48 +796,33 @@ impl HelpTargets {
             return None;
         }
         // The king's squares are handed out one by one, as in series play.
-        let next_square = AtomicUsize::new(0);
         let spent = AtomicU64::new(0);
-        let share = || {
-            let mut g = HelpGen {
-                t: tables(),
-                ours: &ours,
-                theirs: &theirs,
-                m,
-                a,
-                placed: [None; MAX_MEN],
-                captured: 0,
-                used: 0,
-                held: 0,
-                need: 0,
-                their_placed: [None; MAX_MEN],
-                their_squares: 0,
-                their_used: 0,
-                pinned: Vec::new(),
-                king: 0,
-                king_squares: 0,
-                steps: 0,
-                spent: &spent,
-                overflow: false,
-                out: HashSet::new(),
-            };
-            loop {
-                let sq = next_square.fetch_add(1, Ordering::Relaxed);
-                if sq >= 64 || g.overflow {
-                    break;
-                }
-                g.king_squares = 1 << sq;
-                g.next();
-            }
-            g
+        let make = || HelpGen {
+            t: tables(),
+            ours: &ours,
+            theirs: &theirs,
+            m,
+            a,
+            placed: [None; MAX_MEN],
+            captured: 0,
+            used: 0,
+            held: 0,
+            need: 0,
+            their_placed: [None; MAX_MEN],
+            their_squares: 0,
+            their_used: 0,
+            pinned: Vec::new(),
+            king: 0,
+            king_squares: 0,
+            steps: 0,
+            spent: &spent,
+            overflow: false,
+            out: HashSet::new(),
         };
-        let parts: Vec<HelpGen> = std::thread::scope(|scope| {
-            let others: Vec<_> = (1..threads.clamp(1, 8))
-                .map(|_| scope.spawn(share))
-                .collect();
-            let mut parts = vec![share()];
-            parts.extend(others.into_iter().map(|h| h.join().expect("no panic")));
-            parts
+        let parts = by_king_square(threads, make, |g: &mut HelpGen, squares| {
+            g.king_squares = squares;
+            g.next();
+            !g.overflow
         });
         let steps: u64 = parts.iter().map(|g| g.steps).sum();
         let mut out = HashSet::new();
@@ -1248,6 +1223,36 @@ fn attacks_empty(spot: Spot, color: Color, f: usize) -> bool {
     attacked >> f & 1 == 1
 }
 
+/// Runs an enumeration of targets on `threads` threads (at most 8), one made by `make` each:
+/// each takes the king's squares one at a time and `list`s the targets with the king there,
+/// until every square is taken or its enumeration gives up (`list` is false). The threads'
+/// enumerations, to merge.
+fn by_king_square<G: Send>(
+    threads: usize,
+    make: impl Fn() -> G + Sync,
+    list: impl Fn(&mut G, u64) -> bool + Sync,
+) -> Vec<G> {
+    let next_square = AtomicUsize::new(0);
+    let share = || {
+        let mut g = make();
+        loop {
+            let sq = next_square.fetch_add(1, Ordering::Relaxed);
+            if sq >= 64 || !list(&mut g, 1 << sq) {
+                break;
+            }
+        }
+        g
+    };
+    std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads.clamp(1, 8))
+            .map(|_| scope.spawn(share))
+            .collect();
+        let mut parts = vec![share()];
+        parts.extend(others.into_iter().map(|h| h.join().expect("no panic")));
+        parts
+    })
+}
+
 /// The squares strictly between `a` and `b` on a line (none if not on one).
 fn between(a: usize, b: usize) -> u64 {
     let beyond_b = ray_beyond(a, b);
@@ -1277,6 +1282,27 @@ mod tests {
     use super::super::tests::{random_position, walk_near_stalemates, NEAR_STALEMATES};
     use super::*;
     use crate::chess::MoveList;
+
+    /// `check` over 1500 random positions, then over the positions of `walks` random walks
+    /// (`walked`) from each near-stalemate position; what it found in all.
+    fn over_test_positions(
+        mut seed: u64,
+        walks: usize,
+        mut check: impl FnMut(&Position, bool) -> usize,
+    ) -> usize {
+        let (mut found, mut tested) = (0, 0);
+        while tested < 1500 {
+            let Some(pos) = random_position(&mut seed) else {
+                continue;
+            };
+            tested += 1;
+            found += check(&pos, false);
+        }
+        walk_near_stalemates(&NEAR_STALEMATES, 0x2545_f491_4f6c_dd1d, walks, 8, |pos| {
+            found += check(pos, true);
+        });
+        found
+    }
 
     /// By brute force: the final positions (men by identity) of every series help stalemate
     /// of exactly `k` moves from `pos`; checks on the way that `follow` agrees with `after`.
@@ -1336,17 +1362,8 @@ mod tests {
     /// positions and near stalemates (brute force is the oracle).
     #[test]
     fn targets_hold_every_final_position() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let (mut found, mut tested) = (0, 0);
-        while tested < 1500 {
-            let Some(pos) = random_position(&mut seed) else {
-                continue;
-            };
-            tested += 1;
-            found += assert_targets_complete(&pos, 2);
-        }
-        walk_near_stalemates(&NEAR_STALEMATES, 0x2545_f491_4f6c_dd1d, 6, 8, |pos| {
-            found += assert_targets_complete(pos, 3);
+        let found = over_test_positions(0x9e37_79b9_7f4a_7c15, 6, |pos, walked| {
+            assert_targets_complete(pos, if walked { 3 } else { 2 })
         });
         assert!(found > 300, "only {found} final positions found");
     }
@@ -1427,19 +1444,11 @@ mod tests {
     /// and near stalemates (brute force is the oracle).
     #[test]
     fn help_targets_hold_every_final_position() {
-        let mut seed = 0x5851_f42d_4c95_7f2du64;
-        let (mut found, mut tested) = (0, 0);
-        while tested < 1500 {
-            let Some(pos) = random_position(&mut seed) else {
-                continue;
-            };
-            tested += 1;
-            found += assert_help_targets_complete(&pos, 2);
-        }
-        walk_near_stalemates(&NEAR_STALEMATES, 0x2545_f491_4f6c_dd1d, 4, 8, |pos| {
-            if pos.side_to_move() == Color::Black {
-                found += assert_help_targets_complete(pos, 4);
+        let found = over_test_positions(0x5851_f42d_4c95_7f2d, 4, |pos, walked| {
+            if walked && pos.side_to_move() != Color::Black {
+                return 0;
             }
+            assert_help_targets_complete(pos, if walked { 4 } else { 2 })
         });
         assert!(found > 100, "only {found} final positions found");
     }
