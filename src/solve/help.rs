@@ -62,6 +62,20 @@ const HELP_TARGETS_MIN_PLIES: u32 = 8;
 /// Nor longer ones than this: each thread keeps, per ply, the list of targets in reach.
 const HELP_TARGETS_MAX_PLIES: u32 = 40;
 
+/// The side making the last of `plies` plies from `pos`: the side to move when they are odd.
+fn last_mover(pos: &Position, plies: u32) -> Color {
+    if plies % 2 == 1 {
+        pos.side_to_move()
+    } else {
+        !pos.side_to_move()
+    }
+}
+
+/// The moves of the side that does not move last, and of the side that does, in `plies` plies.
+fn moves_left(plies: u32) -> (u32, u32) {
+    (plies / 2, plies.div_ceil(2))
+}
+
 /// How help play prints move numbers: normally Black starts (`1.Kc3-d2 Qc1-c2 2.…`); when White
 /// starts (`h#n.5`, set play of `h#n`) the first move is printed `1...Qc1-c2` and Black's moves
 /// then open the numbered pairs.
@@ -273,12 +287,12 @@ struct HelpSearch<'a> {
     afters: Afters,
     /// When the bound is worth asking.
     bound: reach::Bound,
-    /// Help stalemates: the final positions aimed at (`reach::HelpTargets`), with the
-    /// stalemating side's men in the diagram.
+    /// Help stalemates: the final positions aimed at (`reach::HelpTargets`), with both sides'
+    /// men in the diagram (the stalemated side's first).
     targets: Option<(&'a reach::HelpTargets, reach::Men, reach::Men)>,
     /// Per ply: both sides' men by identity, and the targets still in reach.
     men: Vec<(reach::Men, reach::Men)>,
-    live: Vec<Vec<u32>>,
+    live: Vec<Vec<u16>>,
     /// The ply `LineSearch::lines` was entered at (its targets are narrowed from all).
     entry: u32,
 }
@@ -394,7 +408,7 @@ impl HelpSearch<'_> {
         let (before, rest) = self.live.split_at_mut(at);
         let from = (self.entry != ply).then(|| before[at - 1].as_slice());
         let (ours, theirs) = &self.men[at];
-        targets.narrow(from, (ours, theirs), (k / 2, k.div_ceil(2)), &mut rest[0]);
+        targets.narrow(from, (ours, theirs), moves_left(k), &mut rest[0]);
         !rest[0].is_empty()
     }
 
@@ -403,14 +417,8 @@ impl HelpSearch<'_> {
         if k < REACH_MIN_PLIES {
             return true;
         }
-        // The last move is made by the side to move when an odd number of plies is left.
-        let last = if k % 2 == 1 {
-            pos.side_to_move()
-        } else {
-            !pos.side_to_move()
-        };
         self.bound
-            .goal_reachable(pos, (!last, self.aim), (k / 2, k.div_ceil(2)), k)
+            .goal_reachable(pos, (!last_mover(pos, k), self.aim), moves_left(k), k)
     }
 
     /// The lines of `h#1` from `pos` (two plies), with the moves before the mate played on
@@ -772,13 +780,8 @@ pub(crate) fn solve(
     let targets = aimed
         .then(|| {
             let started = Instant::now();
-            let last = if full % 2 == 1 {
-                pos.side_to_move()
-            } else {
-                !pos.side_to_move()
-            };
-            let budgets = (full / 2, full.div_ceil(2));
-            let targets = reach::HelpTargets::stalemate(pos, !last, budgets, workers);
+            let mated = !last_mover(pos, full);
+            let targets = reach::HelpTargets::stalemate(pos, mated, moves_left(full), workers);
             tracing::debug!(
                 targets = targets.as_ref().map(|(t, _, _)| t.len()),
                 seconds = started.elapsed().as_secs_f64(),

@@ -122,9 +122,9 @@ struct SeriesSearch<'a> {
     afters: Afters,
     /// Series help stalemates: the final positions aimed at (`reach::Targets`), with the
     /// series side's men in the diagram.
-    targets: Option<(&'a reach::Targets, reach::Tracked)>,
+    targets: Option<(&'a reach::Targets, reach::Men)>,
     /// Per series move number: the men by identity, and the targets still in reach.
-    men: Vec<reach::Tracked>,
+    men: Vec<reach::Men>,
     live: Vec<Vec<u16>>,
     /// The move number `lines` was entered at (its targets are narrowed from all of them).
     entry: u32,
@@ -200,11 +200,7 @@ impl SeriesSearch<'_> {
         if let Some((_, root)) = self.targets {
             // Entered at the diagram, or one series move after it (a move handed over).
             self.entry = number;
-            self.men[number as usize] = if number == 1 {
-                root
-            } else {
-                root.follow(pos, pos.side_to_move())
-            };
+            self.men[number as usize] = if number == 1 { root } else { root.follow(pos) };
         }
         self.search(pos, key, k, number)
     }
@@ -222,11 +218,11 @@ impl SeriesSearch<'_> {
         !rest[0].is_empty()
     }
 
-    /// The men after series move `mv` of move number `number`, for the next one.
-    fn follow_men(&mut self, number: u32, mv: &Move) {
+    /// The men after series move `mv` of `pos` (move number `number`), for the next one.
+    fn follow_men(&mut self, number: u32, pos: &Position, mv: &Move) {
         if self.targets.is_some() {
             let at = number as usize;
-            self.men[at + 1] = self.men[at].after(mv);
+            self.men[at + 1] = self.men[at].after(mv, pos.side_to_move());
         }
     }
 
@@ -353,7 +349,7 @@ impl SeriesSearch<'_> {
                 let key = next ^ self.salt;
                 if !self.known(key, k - 1) {
                     let next = pos.play(mv).pass().expect("a move giving no check passes");
-                    self.follow_men(number, mv);
+                    self.follow_men(number, pos, mv);
                     let replies = self.search(&next, key, k - 1, number + 1);
                     push_line(&mut out, pos, mv, number, replies);
                 }
@@ -408,7 +404,7 @@ impl SeriesSearch<'_> {
                         Vec::new()
                     } else {
                         let next = after.pass().expect("a position not in check passes");
-                        self.follow_men(number, mv);
+                        self.follow_men(number, pos, mv);
                         self.search(&next, key, k - 1, number + 1)
                     };
                     push_line(&mut out, pos, mv, number, replies);

@@ -65,19 +65,22 @@ impl Spot {
     };
 }
 
-/// The series side's men by identity along a series (its men are never captured there): the
-/// king first, then as `Army::of` lists them in the diagram.
+/// The men of one side by identity along the play: where each stands, and whether it is still
+/// on the board (in series play the series side's men never leave it). The king first, then
+/// as `Army::of` lists them in the diagram.
 #[derive(Clone, Copy)]
-pub(in crate::solve) struct Tracked {
+pub(in crate::solve) struct Men {
     spots: [Spot; MAX_MEN],
+    alive: u16,
     n: usize,
+    color: Color,
 }
 
-impl Tracked {
-    fn of(pos: &Position, color: Color) -> Tracked {
+impl Men {
+    fn of(pos: &Position, color: Color) -> Men {
         let army = Army::of(pos, color, true);
-        let mut spots = [Spot::NONE; MAX_MEN];
         let men = army.men();
+        let mut spots = [Spot::NONE; MAX_MEN];
         // The king first: `Army::of` lists it last.
         let king = men.iter().position(|m| m.form == Form::King).unwrap_or(0);
         let order = std::iter::once(king).chain((0..men.len()).filter(|&i| i != king));
@@ -87,63 +90,118 @@ impl Tracked {
                 sq: men[i].sq as u8,
             };
         }
-        Tracked {
+        let n = men.len();
+        Men {
             spots,
-            n: men.len(),
+            alive: ((1u32 << n) - 1) as u16,
+            n,
+            color,
         }
     }
 
-    /// The men after the series side's move `mv`.
-    pub(in crate::solve) fn after(&self, mv: &Move) -> Tracked {
+    fn alive(&self, i: usize) -> bool {
+        self.alive >> i & 1 == 1
+    }
+
+    /// The men after move `mv` of the side `mover` (theirs or the other side's, which may
+    /// capture one of them).
+    pub(in crate::solve) fn after(&self, mv: &Move, mover: Color) -> Men {
         let mut next = *self;
         let (from, to) = (mv.from().index() as u8, mv.to().index() as u8);
-        let rook = match mv.kind() {
-            MoveKind::CastleShort => Some((7, 5)),
-            MoveKind::CastleLong => Some((0, 3)),
-            _ => None,
-        };
-        for s in &mut next.spots[..next.n] {
-            if s.sq == from {
-                s.sq = to;
-                if let Some(role) = mv.promotion() {
-                    s.form = Form::of(role);
+        if mover == self.color {
+            let rook = match mv.kind() {
+                MoveKind::CastleShort => Some((7, 5)),
+                MoveKind::CastleLong => Some((0, 3)),
+                _ => None,
+            };
+            for i in 0..next.n {
+                let s = &mut next.spots[i];
+                if self.alive >> i & 1 == 0 {
+                    continue;
                 }
-            } else if let Some((rf, rt)) = rook {
-                let rank = from / 8;
-                if s.form == Form::Rook && s.sq == rank * 8 + rf {
-                    s.sq = rank * 8 + rt;
+                if s.sq == from {
+                    s.sq = to;
+                    if let Some(role) = mv.promotion() {
+                        s.form = Form::of(role);
+                    }
+                } else if let Some((rf, rt)) = rook {
+                    let rank = from / 8;
+                    if s.form == Form::Rook && s.sq == rank * 8 + rf {
+                        s.sq = rank * 8 + rt;
+                    }
+                }
+            }
+        } else if mv.is_capture() {
+            let taken = if mv.kind() == MoveKind::EnPassant {
+                (from / 8) * 8 + to % 8
+            } else {
+                to
+            };
+            for i in 0..next.n {
+                if self.alive >> i & 1 == 1 && next.spots[i].sq == taken {
+                    next.alive &= !(1 << i);
                 }
             }
         }
         next
     }
 
-    /// The men in `pos`, one series move after `self` (found by what moved: the men still on
-    /// their squares keep their identity).
-    pub(in crate::solve) fn follow(&self, pos: &Position, color: Color) -> Tracked {
-        let now = Tracked::of(pos, color);
-        let stays = |s: &Spot| now.spots[..now.n].contains(s);
+    /// The men in `pos`, one move after `self` (by either side).
+    pub(in crate::solve) fn follow(&self, pos: &Position) -> Men {
+        let now = Men::of(pos, self.color);
+        let now_spots = &now.spots[..now.n];
         let mut next = *self;
-        let mut arrived: Vec<Spot> = now.spots[..now.n]
+        let mut arrived: Vec<Spot> = now_spots
             .iter()
             .copied()
-            .filter(|s| !self.spots[..self.n].contains(s))
+            .filter(|s| !(0..self.n).any(|i| self.alive(i) && self.spots[i] == *s))
             .collect();
-        for s in &mut next.spots[..next.n] {
-            if stays(s) {
+        for i in 0..next.n {
+            if !self.alive(i) || now_spots.contains(&self.spots[i]) {
                 continue;
             }
-            // Same form first (a rook castling), else a pawn's promotion.
+            let s = self.spots[i];
             let pick = arrived
                 .iter()
                 .position(|a| a.form == s.form)
                 .or_else(|| arrived.iter().position(|_| s.form == Form::Pawn));
-            if let Some(p) = pick {
-                *s = arrived.swap_remove(p);
+            match pick {
+                Some(p) => next.spots[i] = arrived.swap_remove(p),
+                None => next.alive &= !(1 << i),
             }
         }
         next
     }
+}
+
+/// The forms a man of `form` may end in (a pawn promotes).
+fn forms(form: Form) -> &'static [Form] {
+    const PROMOTED: [Form; 5] = [
+        Form::Pawn,
+        OFFICERS[0],
+        OFFICERS[1],
+        OFFICERS[2],
+        OFFICERS[3],
+    ];
+    match form {
+        Form::Pawn => &PROMOTED,
+        Form::Knight => &PROMOTED[1..2],
+        Form::Bishop => &PROMOTED[2..3],
+        Form::Rook => &PROMOTED[3..4],
+        Form::Queen => &PROMOTED[4..5],
+        Form::King => &[Form::King],
+    }
+}
+
+/// The men `0..n` that `is_free`, in order, and how many.
+fn free_men(n: usize, is_free: impl Fn(usize) -> bool) -> ([usize; MAX_MEN], usize) {
+    let mut free = [0usize; MAX_MEN];
+    let mut count = 0;
+    for i in (0..n).filter(|&i| is_free(i)) {
+        free[count] = i;
+        count += 1;
+    }
+    (free, count)
 }
 
 /// The moves for a man on `now` to stand on `target` (as its form), on an empty board.
@@ -174,12 +232,12 @@ impl Targets {
         pos: &Position,
         moves: u32,
         threads: usize,
-    ) -> Option<(Targets, Tracked)> {
+    ) -> Option<(Targets, Men)> {
         let color = pos.side_to_move();
         if moves > MAX_SERIES || pos.can_castle(color, false) || pos.can_castle(color, true) {
             return None;
         }
-        let men = Tracked::of(pos, color);
+        let men = Men::of(pos, color);
         if pos.pieces(color).len() as usize != men.n {
             return None;
         }
@@ -236,7 +294,7 @@ impl Targets {
     pub(in crate::solve) fn narrow(
         &self,
         from: Option<&[u16]>,
-        now: &Tracked,
+        now: &Men,
         k: u32,
         out: &mut Vec<u16>,
     ) {
@@ -280,7 +338,7 @@ struct TheirMan {
 struct Generator<'a> {
     t: &'a Tables,
     color: usize,
-    men: &'a Tracked,
+    men: &'a Men,
     moves: u32,
     their: Vec<TheirMan>,
     /// The squares the other side's men stand on, and attack from there (empty board).
@@ -307,7 +365,7 @@ struct Generator<'a> {
 }
 
 impl<'a> Generator<'a> {
-    fn new(t: &'a Tables, pos: &Position, men: &'a Tracked, moves: u32) -> Generator<'a> {
+    fn new(t: &'a Tables, pos: &Position, men: &'a Men, moves: u32) -> Generator<'a> {
         let us = pos.side_to_move();
         let them = !us;
         let last_rank: u64 = if them == Color::White {
@@ -402,21 +460,7 @@ impl<'a> Generator<'a> {
     }
 
     fn forms(&self, i: usize) -> &'static [Form] {
-        const PROMOTED: [Form; 5] = [
-            Form::Pawn,
-            OFFICERS[0],
-            OFFICERS[1],
-            OFFICERS[2],
-            OFFICERS[3],
-        ];
-        match self.men.spots[i].form {
-            Form::Pawn => &PROMOTED,
-            Form::Knight => &PROMOTED[1..2],
-            Form::Bishop => &PROMOTED[2..3],
-            Form::Rook => &PROMOTED[3..4],
-            Form::Queen => &PROMOTED[4..5],
-            Form::King => &[Form::King],
-        }
+        forms(self.men.spots[i].form)
     }
 
     fn cost(&self, i: usize, form: Form, sq: usize) -> u32 {
@@ -460,13 +504,7 @@ impl<'a> Generator<'a> {
         if self.overflow {
             return;
         }
-        let n = self.men.n;
-        let mut free = [0usize; MAX_MEN];
-        let mut n_free = 0;
-        for i in (0..n).filter(|&i| self.placed[i].is_none()) {
-            free[n_free] = i;
-            n_free += 1;
-        }
+        let (free, n_free) = free_men(self.men.n, |i| self.placed[i].is_none());
         let free = &free[..n_free];
         let open = self.need & !self.held;
         if open.count_ones() as usize > free.len() {
@@ -641,110 +679,6 @@ impl<'a> Generator<'a> {
     }
 }
 
-/// The men of one side by identity along help play: where each stands, and whether it is
-/// still on the board.
-#[derive(Clone, Copy)]
-pub(in crate::solve) struct Men {
-    spots: [Spot; MAX_MEN],
-    alive: u16,
-    n: usize,
-    color: Color,
-}
-
-impl Men {
-    fn of(pos: &Position, color: Color) -> Men {
-        let army = Army::of(pos, color, true);
-        let mut spots = [Spot::NONE; MAX_MEN];
-        for (slot, m) in spots.iter_mut().zip(army.men()) {
-            *slot = Spot {
-                form: m.form,
-                sq: m.sq as u8,
-            };
-        }
-        let n = army.men().len();
-        Men {
-            spots,
-            alive: ((1u32 << n) - 1) as u16,
-            n,
-            color,
-        }
-    }
-
-    fn alive(&self, i: usize) -> bool {
-        self.alive >> i & 1 == 1
-    }
-
-    /// The men after move `mv` of the side `mover` (theirs or the other side's, which may
-    /// capture one of them).
-    pub(in crate::solve) fn after(&self, mv: &Move, mover: Color) -> Men {
-        let mut next = *self;
-        let (from, to) = (mv.from().index() as u8, mv.to().index() as u8);
-        if mover == self.color {
-            let rook = match mv.kind() {
-                MoveKind::CastleShort => Some((7, 5)),
-                MoveKind::CastleLong => Some((0, 3)),
-                _ => None,
-            };
-            for i in 0..next.n {
-                let s = &mut next.spots[i];
-                if self.alive >> i & 1 == 0 {
-                    continue;
-                }
-                if s.sq == from {
-                    s.sq = to;
-                    if let Some(role) = mv.promotion() {
-                        s.form = Form::of(role);
-                    }
-                } else if let Some((rf, rt)) = rook {
-                    let rank = from / 8;
-                    if s.form == Form::Rook && s.sq == rank * 8 + rf {
-                        s.sq = rank * 8 + rt;
-                    }
-                }
-            }
-        } else if mv.is_capture() {
-            let taken = if mv.kind() == MoveKind::EnPassant {
-                (from / 8) * 8 + to % 8
-            } else {
-                to
-            };
-            for i in 0..next.n {
-                if self.alive >> i & 1 == 1 && next.spots[i].sq == taken {
-                    next.alive &= !(1 << i);
-                }
-            }
-        }
-        next
-    }
-
-    /// The men in `pos`, one move after `self` (by either side).
-    pub(in crate::solve) fn follow(&self, pos: &Position) -> Men {
-        let now = Men::of(pos, self.color);
-        let now_spots = &now.spots[..now.n];
-        let mut next = *self;
-        let mut arrived: Vec<Spot> = now_spots
-            .iter()
-            .copied()
-            .filter(|s| !(0..self.n).any(|i| self.alive(i) && self.spots[i] == *s))
-            .collect();
-        for i in 0..next.n {
-            if !self.alive(i) || now_spots.contains(&self.spots[i]) {
-                continue;
-            }
-            let s = self.spots[i];
-            let pick = arrived
-                .iter()
-                .position(|a| a.form == s.form)
-                .or_else(|| arrived.iter().position(|_| s.form == Form::Pawn));
-            match pick {
-                Some(p) => next.spots[i] = arrived.swap_remove(p),
-                None => next.alive &= !(1 << i),
-            }
-        }
-        next
-    }
-}
-
 /// A man of the other side a help target leaves free (it may end anywhere).
 const FREE: Spot = Spot {
     form: Form::Pawn,
@@ -851,14 +785,14 @@ impl HelpTargets {
     /// captures owed, by one at most).
     pub(in crate::solve) fn narrow(
         &self,
-        from: Option<&[u32]>,
+        from: Option<&[u16]>,
         (ours, theirs): (&Men, &Men),
         (m_left, a_left): (u32, u32),
-        out: &mut Vec<u32>,
+        out: &mut Vec<u16>,
     ) {
         out.clear();
         let t = tables();
-        let in_reach = |i: u32| {
+        let in_reach = |i: u16| {
             let target = &self.targets[i as usize];
             let (mut walks, mut owed) = (0, 0);
             for (j, s) in target.ours[..ours.n].iter().enumerate() {
@@ -890,7 +824,7 @@ impl HelpTargets {
         };
         match from {
             Some(list) => out.extend(list.iter().copied().filter(|&i| in_reach(i))),
-            None => out.extend((0..self.targets.len() as u32).filter(|&i| in_reach(i))),
+            None => out.extend((0..self.targets.len() as u16).filter(|&i| in_reach(i))),
         }
     }
 }
@@ -924,24 +858,6 @@ struct HelpGen<'a> {
 }
 
 impl HelpGen<'_> {
-    fn forms(form: Form) -> &'static [Form] {
-        const PROMOTED: [Form; 5] = [
-            Form::Pawn,
-            Form::Knight,
-            Form::Bishop,
-            Form::Rook,
-            Form::Queen,
-        ];
-        match form {
-            Form::Pawn => &PROMOTED,
-            Form::Knight => &PROMOTED[1..2],
-            Form::Bishop => &PROMOTED[2..3],
-            Form::Rook => &PROMOTED[3..4],
-            Form::Queen => &PROMOTED[4..5],
-            Form::King => &[Form::King],
-        }
-    }
-
     fn tick(&mut self) -> bool {
         self.steps += 1;
         if self.steps.is_multiple_of(STEPS_SHARED)
@@ -995,7 +911,7 @@ impl HelpGen<'_> {
             if self.their_placed[g].is_some() {
                 continue;
             }
-            for &form in Self::forms(self.theirs.spots[g].form) {
+            for &form in forms(self.theirs.spots[g].form) {
                 if !fits(form) {
                     continue;
                 }
@@ -1016,19 +932,20 @@ impl HelpGen<'_> {
         }
         let n = self.ours.n;
         let open = self.need & !self.held;
-        let free: Vec<usize> = (0..n)
-            .filter(|&i| self.placed[i].is_none() && self.captured >> i & 1 == 0)
-            .collect();
+        let (free, n_free) = free_men(n, |i| {
+            self.placed[i].is_none() && self.captured >> i & 1 == 0
+        });
+        let free = &free[..n_free];
         if open.count_ones() as usize > free.len() {
             return;
         }
         let color = self.ours.color.index();
         if let Some(q) = bits(open).next() {
-            for &i in &free {
+            for &i in free {
                 if self.ours.spots[i].form == Form::King {
                     continue;
                 }
-                for &f in Self::forms(self.ours.spots[i].form) {
+                for &f in forms(self.ours.spots[i].form) {
                     let c = cost(
                         self.t,
                         color,
@@ -1052,13 +969,8 @@ impl HelpGen<'_> {
             }
             return;
         }
-        // The king first, then the others in order.
-        let king = (0..n).find(|&i| self.ours.spots[i].form == Form::King);
-        let Some(&i) = king
-            .filter(|&k| free.contains(&k))
-            .as_ref()
-            .or_else(|| free.first())
-        else {
+        // The king first (man 0), then the others in order.
+        let Some(&i) = free.first() else {
             self.finish();
             return;
         };
@@ -1073,7 +985,7 @@ impl HelpGen<'_> {
             !0
         };
         for sq in bits(allowed & !(self.held | self.their_squares)) {
-            for &f in Self::forms(self.ours.spots[i].form) {
+            for &f in forms(self.ours.spots[i].form) {
                 let spot = Spot {
                     form: f,
                     sq: sq as u8,
@@ -1133,7 +1045,7 @@ impl HelpGen<'_> {
             if self.their_placed[g].is_some() {
                 continue;
             }
-            for &form in Self::forms(self.theirs.spots[g].form) {
+            for &form in forms(self.theirs.spots[g].form) {
                 let mut from = t.attackers[form as usize][color.index()][f] & !(1 << k);
                 if form == Form::King {
                     from &= !t.ring[k];
@@ -1306,14 +1218,14 @@ mod tests {
 
     /// By brute force: the final positions (men by identity) of every series help stalemate
     /// of exactly `k` moves from `pos`; checks on the way that `follow` agrees with `after`.
-    fn finals(pos: &Position, men: &Tracked, k: u32, out: &mut Vec<[Spot; MAX_MEN]>) {
+    fn finals(pos: &Position, men: &Men, k: u32, out: &mut Vec<[Spot; MAX_MEN]>) {
         let side = pos.side_to_move();
         let mut moves = MoveList::new();
         pos.legal_moves(&mut moves);
         for mv in moves.iter() {
             let after = pos.play(mv);
-            let next = men.after(mv);
-            let followed = men.follow(&after, side);
+            let next = men.after(mv, side);
+            let followed = men.follow(&after);
             assert_eq!(
                 followed.spots[..followed.n],
                 next.spots[..next.n],
@@ -1334,7 +1246,7 @@ mod tests {
     /// Asserts that every final position of a series help stalemate of 1 to `k` moves from
     /// `pos` is a target, and in reach; returns how many there were.
     fn assert_targets_complete(pos: &Position, k: u32) -> usize {
-        let men = Tracked::of(pos, pos.side_to_move());
+        let men = Men::of(pos, pos.side_to_move());
         let Some((targets, root)) = Targets::series_stalemate(pos, k, 1) else {
             return 0;
         };
@@ -1465,7 +1377,7 @@ mod tests {
             targets.narrow(None, &men, 13 - played as u32, &mut live);
             assert!(!live.is_empty(), "no target in reach before {uci}");
             let mv = pos.find_uci(uci).unwrap();
-            men = men.after(&mv);
+            men = men.after(&mv, pos.side_to_move());
             pos = pos.play(&mv).pass().unwrap_or_else(|| pos.play(&mv));
         }
         assert!(targets.finals.contains(&men.spots));
