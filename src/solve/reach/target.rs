@@ -193,6 +193,20 @@ fn forms(form: Form) -> &'static [Form] {
     }
 }
 
+/// Into `out` (cleared first), the targets of `from` (all `0..all` when `None`) `in_reach`.
+fn keep_in_reach(
+    from: Option<&[u16]>,
+    all: usize,
+    in_reach: impl Fn(u16) -> bool,
+    out: &mut Vec<u16>,
+) {
+    out.clear();
+    match from {
+        Some(list) => out.extend(list.iter().copied().filter(|&i| in_reach(i))),
+        None => out.extend((0..all as u16).filter(|&i| in_reach(i))),
+    }
+}
+
 /// The men `0..n` that `is_free`, in order, and how many.
 fn free_men(n: usize, is_free: impl Fn(usize) -> bool) -> ([usize; MAX_MEN], usize) {
     let mut free = [0usize; MAX_MEN];
@@ -298,7 +312,6 @@ impl Targets {
         k: u32,
         out: &mut Vec<u16>,
     ) {
-        out.clear();
         let t = tables();
         let in_reach = |i: u16| {
             let target = &self.finals[i as usize];
@@ -311,10 +324,7 @@ impl Targets {
             }
             true
         };
-        match from {
-            Some(list) => out.extend(list.iter().copied().filter(|&i| in_reach(i))),
-            None => out.extend((0..self.finals.len() as u16).filter(|&i| in_reach(i))),
-        }
+        keep_in_reach(from, self.finals.len(), in_reach, out);
     }
 }
 
@@ -790,7 +800,6 @@ impl HelpTargets {
         (m_left, a_left): (u32, u32),
         out: &mut Vec<u16>,
     ) {
-        out.clear();
         let t = tables();
         let in_reach = |i: u16| {
             let target = &self.targets[i as usize];
@@ -822,10 +831,7 @@ impl HelpTargets {
             }
             true
         };
-        match from {
-            Some(list) => out.extend(list.iter().copied().filter(|&i| in_reach(i))),
-            None => out.extend((0..self.targets.len() as u16).filter(|&i| in_reach(i))),
-        }
+        keep_in_reach(from, self.targets.len(), in_reach, out);
     }
 }
 
