@@ -40,14 +40,20 @@ use super::{bits, pawn_attacks, pinnable, ray_beyond, tables, targets, Army, For
 use super::{MAX_MEN, OFFICERS};
 
 /// More targets than this, and the search goes on without them (its own bound only). It bounds
-/// the memory too: each thread keeps, per series move, the list of targets still in reach.
-const MAX_TARGETS: usize = 20_000;
+/// the memory too: each thread keeps, per move, the list of targets still in reach (at most
+/// 120 KiB a move).
+const MAX_TARGETS: usize = 60_000;
 /// Longer series are searched without targets (for the same reason).
 const MAX_SERIES: u32 = 40;
 // The lists of targets in reach hold their indices as `u16`.
 const _: () = assert!(MAX_TARGETS < u16::MAX as usize);
-/// Steps of the targets' enumeration before it is given up (of all its threads).
-const MAX_STEPS: u64 = 1_500_000;
+/// Steps of a series listing before it is given up (of all its threads): hpint#52 ser-h=8
+/// needs 10.6M and is solved faster without its targets.
+const MAX_SERIES_STEPS: u64 = 1_500_000;
+/// Steps of a help listing before it is given up. Help steps are cheaper, and the help
+/// stalemates near Popeye's times need up to 5.7M (hpint#34 h=4: 0.19 s of listing, which
+/// saves 3 s of search).
+const MAX_HELP_STEPS: u64 = 8_000_000;
 /// Each thread adds its steps to the count of all every this many.
 const STEPS_SHARED: u64 = 4_096;
 
@@ -504,7 +510,7 @@ impl<'a> Generator<'a> {
             let all = self.spent.map_or(self.steps, |spent| {
                 spent.fetch_add(STEPS_SHARED, Ordering::Relaxed) + STEPS_SHARED
             });
-            if all > MAX_STEPS {
+            if all > MAX_SERIES_STEPS {
                 self.overflow = true;
             }
         }
@@ -867,7 +873,7 @@ impl HelpGen<'_> {
     fn tick(&mut self) -> bool {
         self.steps += 1;
         if self.steps.is_multiple_of(STEPS_SHARED)
-            && self.spent.fetch_add(STEPS_SHARED, Ordering::Relaxed) + STEPS_SHARED > MAX_STEPS
+            && self.spent.fetch_add(STEPS_SHARED, Ordering::Relaxed) + STEPS_SHARED > MAX_HELP_STEPS
         {
             self.overflow = true;
         }
