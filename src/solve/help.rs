@@ -59,6 +59,8 @@ const REACH_MIN_PLIES: u32 = 2;
 /// Help stalemates of at least this many plies aim at target final positions
 /// (`reach::HelpTargets`); shorter ones are over before listing them would pay.
 const HELP_TARGETS_MIN_PLIES: u32 = 8;
+/// Help mates of at least this many plies do too.
+const HELP_MATE_TARGETS_MIN_PLIES: u32 = 6;
 /// Nor longer ones than this: each thread keeps, per ply, the list of targets in reach.
 const HELP_TARGETS_MAX_PLIES: u32 = 40;
 
@@ -773,15 +775,22 @@ pub(crate) fn solve(
     let full = stip.plies();
     let workers = worker_count(options.threads);
     let gate = Gate::new();
-    // Help stalemates: the final positions to aim at, listed once for all threads. The last
-    // move is the stalemating side's.
-    let aimed = stip.aim == Aim::Stalemate
-        && (HELP_TARGETS_MIN_PLIES..=HELP_TARGETS_MAX_PLIES).contains(&full);
+    // The final positions to aim at, listed once for all threads. The last move is the
+    // mating (stalemating) side's.
+    let shortest = match stip.aim {
+        Aim::Mate => HELP_MATE_TARGETS_MIN_PLIES,
+        Aim::Stalemate => HELP_TARGETS_MIN_PLIES,
+    };
+    let aimed = (shortest..=HELP_TARGETS_MAX_PLIES).contains(&full);
     let targets = aimed
         .then(|| {
             let started = Instant::now();
             let mated = !last_mover(pos, full);
-            let targets = reach::HelpTargets::stalemate(pos, mated, moves_left(full), workers);
+            let list = match stip.aim {
+                Aim::Mate => reach::HelpTargets::mate,
+                Aim::Stalemate => reach::HelpTargets::stalemate,
+            };
+            let targets = list(pos, mated, moves_left(full), workers);
             tracing::debug!(
                 targets = targets.as_ref().map(|(t, _, _)| t.len()),
                 seconds = started.elapsed().as_secs_f64(),

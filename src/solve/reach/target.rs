@@ -54,6 +54,12 @@ const MAX_SERIES_STEPS: u64 = 1_500_000;
 /// stalemates near Popeye's times need up to 5.7M (hpint#34 h=4: 0.19 s of listing, which
 /// saves 3 s of search).
 const MAX_HELP_STEPS: u64 = 8_000_000;
+/// Help play of at most this many plies is over soon: its listing is cut short sooner. Over
+/// the corpus's h#3 problems the targets pay up to about 4,000 of them, and cost above 5,000
+/// (each node narrows its list: intell#55b 0.24 s -> 0.58 s with 32,546 targets).
+const SHORT_HELP_PLIES: u32 = 6;
+const MAX_SHORT_HELP_TARGETS: usize = 4_000;
+const MAX_SHORT_HELP_STEPS: u64 = 400_000;
 /// Each thread adds its steps to the count of all every this many.
 const STEPS_SHARED: u64 = 4_096;
 
@@ -708,7 +714,9 @@ const CAPTURED: Spot = Spot {
 };
 
 /// One final position of help play: each man of the stalemated side on its square (or
-/// captured), the men of the other side its stalemate uses on theirs (the rest free).
+/// captured), the men of the other side its stalemate uses on theirs (the rest free). In a
+/// help mate only the mated king and the men that block its flights are placed, the rest of
+/// its side free too.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct HelpTarget {
     ours: [Spot; MAX_MEN],
@@ -718,6 +726,8 @@ struct HelpTarget {
 /// The final positions a help stalemate may end in (see the module's doc for series play):
 /// every man of the stalemated side ends immobile or is captured; the other side's men that
 /// guard a flight, pin a man or block a pawn are placed, their walks charged to its moves.
+/// Or those of a help mate: the king in check from a man placed for it, each flight blocked
+/// by a man of its side or guarded.
 pub(in crate::solve) struct HelpTargets {
     targets: Vec<HelpTarget>,
 }
@@ -729,8 +739,28 @@ impl HelpTargets {
     pub(in crate::solve) fn stalemate(
         pos: &Position,
         mated: Color,
+        moves: (u32, u32),
+        threads: usize,
+    ) -> Option<(HelpTargets, Men, Men)> {
+        Self::list(pos, mated, moves, threads, false)
+    }
+
+    /// The targets of a help mate of `mated` from `pos`, as `stalemate`'s.
+    pub(in crate::solve) fn mate(
+        pos: &Position,
+        mated: Color,
+        moves: (u32, u32),
+        threads: usize,
+    ) -> Option<(HelpTargets, Men, Men)> {
+        Self::list(pos, mated, moves, threads, true)
+    }
+
+    fn list(
+        pos: &Position,
+        mated: Color,
         (m, a): (u32, u32),
         threads: usize,
+        mate: bool,
     ) -> Option<(HelpTargets, Men, Men)> {
         if [Color::White, Color::Black]
             .iter()
@@ -745,6 +775,11 @@ impl HelpTargets {
         {
             return None;
         }
+        let max = if m + a <= SHORT_HELP_PLIES {
+            (MAX_SHORT_HELP_TARGETS, MAX_SHORT_HELP_STEPS)
+        } else {
+            (MAX_TARGETS, MAX_HELP_STEPS)
+        };
         // The king's squares are handed out one by one, as in series play.
         let spent = AtomicU64::new(0);
         let make = || HelpGen {
@@ -753,6 +788,7 @@ impl HelpTargets {
             theirs: &theirs,
             m,
             a,
+            mate,
             placed: [None; MAX_MEN],
             captured: 0,
             used: 0,
@@ -766,6 +802,7 @@ impl HelpTargets {
             king_squares: 0,
             steps: 0,
             spent: &spent,
+            max,
             overflow: false,
             out: HashSet::new(),
         };
@@ -781,7 +818,7 @@ impl HelpTargets {
             overflow |= g.overflow;
             out.extend(g.out);
         }
-        let overflow = overflow || out.len() > MAX_TARGETS;
+        let overflow = overflow || out.len() > max.0;
         tracing::debug!(steps, overflow, "help targets enumerated");
         if overflow {
             return None;
@@ -811,6 +848,9 @@ impl HelpTargets {
             let target = &self.targets[i as usize];
             let (mut walks, mut owed) = (0, 0);
             for (j, s) in target.ours[..ours.n].iter().enumerate() {
+                if *s == FREE {
+                    continue;
+                }
                 if *s == CAPTURED {
                     owed += ours.alive(j) as u32;
                 } else if !ours.alive(j) {
@@ -848,6 +888,8 @@ struct HelpGen<'a> {
     theirs: &'a Men,
     m: u32,
     a: u32,
+    /// A help mate's targets (else a stalemate's).
+    mate: bool,
     /// The stalemated side: men placed, captured (bits), moves spent, squares held and to hold.
     placed: [Option<Spot>; MAX_MEN],
     captured: u16,
@@ -865,6 +907,8 @@ struct HelpGen<'a> {
     steps: u64,
     /// The steps of all threads, added to every `STEPS_SHARED` steps.
     spent: &'a AtomicU64,
+    /// At most this many targets, and this many steps of all threads.
+    max: (usize, u64),
     overflow: bool,
     out: HashSet<HelpTarget>,
 }
@@ -873,11 +917,11 @@ impl HelpGen<'_> {
     fn tick(&mut self) -> bool {
         self.steps += 1;
         if self.steps.is_multiple_of(STEPS_SHARED)
-            && self.spent.fetch_add(STEPS_SHARED, Ordering::Relaxed) + STEPS_SHARED > MAX_HELP_STEPS
+            && self.spent.fetch_add(STEPS_SHARED, Ordering::Relaxed) + STEPS_SHARED > self.max.1
         {
             self.overflow = true;
         }
-        if self.out.len() > MAX_TARGETS {
+        if self.out.len() > self.max.0 {
             self.overflow = true;
         }
         !self.overflow
@@ -981,21 +1025,22 @@ impl HelpGen<'_> {
             }
             return;
         }
-        // The king first (man 0), then the others in order.
+        // The king first (man 0), then the others in order (in a mate, they are free).
         let Some(&i) = free.first() else {
             self.finish();
             return;
         };
-        if self.ours.spots[i].form != Form::King && self.captured.count_ones() < self.a {
+        let king = self.ours.spots[i].form == Form::King;
+        if self.mate && !king {
+            self.finish();
+            return;
+        }
+        if !king && self.captured.count_ones() < self.a {
             self.captured |= 1 << i;
             self.next();
             self.captured &= !(1 << i);
         }
-        let allowed = if self.ours.spots[i].form == Form::King {
-            self.king_squares
-        } else {
-            !0
-        };
+        let allowed = if king { self.king_squares } else { !0 };
         for sq in bits(allowed & !(self.held | self.their_squares)) {
             for &f in forms(self.ours.spots[i].form) {
                 let spot = Spot {
@@ -1018,8 +1063,14 @@ impl HelpGen<'_> {
         self.used += c;
         if spot.form == Form::King {
             self.king = sq;
-            let flights = self.t.ring[sq];
-            self.flights(flights);
+            if self.mate {
+                self.check(sq);
+            } else {
+                self.flights(self.t.ring[sq]);
+            }
+        } else if self.mate {
+            // A block of a flight: it may move no more than it needs to stay there.
+            self.next();
         } else {
             self.place_man(spot);
         }
@@ -1027,6 +1078,27 @@ impl HelpGen<'_> {
         self.held &= !(1 << sq);
         self.need = saved_need;
         self.placed[i] = None;
+    }
+
+    /// A man of the other side (not its king) placed to check the king on `k`, then the
+    /// king's flights.
+    fn check(&mut self, k: usize) {
+        let color = self.theirs.color.index();
+        for g in 0..self.theirs.n {
+            for &form in forms(self.theirs.spots[g].form) {
+                if form == Form::King {
+                    continue;
+                }
+                let from = self.t.attackers[form as usize][color][k];
+                for d in bits(from & !(self.held | self.their_squares)) {
+                    let ring = self.t.ring[k];
+                    self.place_theirs(g, Spot { form, sq: d as u8 }, &mut |s| s.flights(ring));
+                    if self.overflow {
+                        return;
+                    }
+                }
+            }
+        }
     }
 
     /// The king's flights in `left`: each held by its side, or attacked by the other's.
@@ -1046,10 +1118,13 @@ impl HelpGen<'_> {
             self.flights(rest);
             return;
         }
-        let saved = self.need;
-        self.need |= 1 << f;
-        self.flights(rest);
-        self.need = saved;
+        // Held by a man of its side, unless one of the other side stands there.
+        if self.their_squares >> f & 1 == 0 {
+            let saved = self.need;
+            self.need |= 1 << f;
+            self.flights(rest);
+            self.need = saved;
+        }
         // A man of the other side placed to attack it (the king not next to ours).
         let k = self.king;
         let t = self.t;
@@ -1126,8 +1201,9 @@ impl HelpGen<'_> {
             ours: [Spot::NONE; MAX_MEN],
             theirs: [FREE; MAX_MEN],
         };
+        let unplaced = if self.mate { FREE } else { CAPTURED };
         for i in 0..self.ours.n {
-            target.ours[i] = self.placed[i].unwrap_or(CAPTURED);
+            target.ours[i] = self.placed[i].unwrap_or(unplaced);
         }
         for g in 0..self.theirs.n {
             target.theirs[g] = self.their_placed[g].unwrap_or(FREE);
@@ -1295,9 +1371,9 @@ mod tests {
     type HelpEnd = ([Spot; MAX_MEN], u16, [Spot; MAX_MEN], u16);
 
     /// By brute force: the final positions (both sides' men by identity, and which are on
-    /// the board) of every help stalemate of exactly `k` plies from `pos`; checks on the way
-    /// that `follow` agrees with `after`.
-    fn help_finals(pos: &Position, men: (Men, Men), k: u32, out: &mut Vec<HelpEnd>) {
+    /// the board) of every help stalemate (or `mate`) of exactly `k` plies from `pos`; checks
+    /// on the way that `follow` agrees with `after`.
+    fn help_finals(pos: &Position, men: (Men, Men), k: u32, mate: bool, out: &mut Vec<HelpEnd>) {
         let mover = pos.side_to_move();
         let mut moves = MoveList::new();
         pos.legal_moves(&mut moves);
@@ -1314,8 +1390,12 @@ mod tests {
                 );
             }
             if k > 1 {
-                help_finals(&after, next, k - 1, out);
-            } else if after.is_stalemate() {
+                help_finals(&after, next, k - 1, mate, out);
+            } else if if mate {
+                after.is_check() && !after.has_legal_move()
+            } else {
+                after.is_stalemate()
+            } {
                 out.push((next.0.spots, next.0.alive, next.1.spots, next.1.alive));
             }
         }
@@ -1324,7 +1404,9 @@ mod tests {
     fn help_matches(t: &HelpTarget, end: &HelpEnd, n: (usize, usize)) -> bool {
         let ours = (0..n.0).all(|i| {
             let alive = end.1 >> i & 1 == 1;
-            if t.ours[i] == CAPTURED {
+            if t.ours[i] == FREE {
+                true
+            } else if t.ours[i] == CAPTURED {
                 !alive
             } else {
                 alive && t.ours[i] == end.0[i]
@@ -1335,27 +1417,31 @@ mod tests {
         ours && theirs
     }
 
-    /// Asserts that every final position of a help stalemate of 2 or 4 plies from `pos` (the
-    /// side to move stalemated) matches a target; returns how many there were.
-    fn assert_help_targets_complete(pos: &Position, plies: u32) -> usize {
+    /// Asserts that every final position of a help stalemate (or `mate`) of 2 or 4 plies
+    /// from `pos` (the side to move stalemated) matches a target; returns how many there were.
+    fn assert_help_targets_complete(pos: &Position, plies: u32, mate: bool) -> usize {
         let mated = pos.side_to_move();
         let mut found = 0;
         for k in (2..=plies).step_by(2) {
-            let Some((targets, ours, theirs)) =
-                HelpTargets::stalemate(pos, mated, (k / 2, k.div_ceil(2)), 1)
-            else {
+            let list = if mate {
+                HelpTargets::mate
+            } else {
+                HelpTargets::stalemate
+            };
+            let Some((targets, ours, theirs)) = list(pos, mated, (k / 2, k.div_ceil(2)), 1) else {
                 continue;
             };
             let mut ends = Vec::new();
-            help_finals(pos, (ours, theirs), k, &mut ends);
+            help_finals(pos, (ours, theirs), k, mate, &mut ends);
             for end in &ends {
                 assert!(
                     targets
                         .targets
                         .iter()
                         .any(|t| help_matches(t, end, (ours.n, theirs.n))),
-                    "{} h={}: a final position is no target",
+                    "{} h{}{}: a final position is no target",
                     pos.to_fen(),
+                    if mate { '#' } else { '=' },
                     k / 2
                 );
             }
@@ -1372,7 +1458,20 @@ mod tests {
             if walked && pos.side_to_move() != Color::Black {
                 return 0;
             }
-            assert_help_targets_complete(pos, if walked { 4 } else { 2 })
+            assert_help_targets_complete(pos, if walked { 4 } else { 2 }, false)
+        });
+        assert!(found > 100, "only {found} final positions found");
+    }
+
+    /// Every help mate's final position is among the help mate targets (brute force is the
+    /// oracle).
+    #[test]
+    fn help_mate_targets_hold_every_final_position() {
+        let found = over_test_positions(0x2b99_2ddf_a232_49d6, 4, |pos, walked| {
+            if walked && pos.side_to_move() != Color::Black {
+                return 0;
+            }
+            assert_help_targets_complete(pos, if walked { 4 } else { 2 }, true)
         });
         assert!(found > 100, "only {found} final positions found");
     }
