@@ -730,11 +730,13 @@ struct HelpTarget {
 /// by a man of its side or guarded.
 pub(in crate::solve) struct HelpTargets {
     targets: Vec<HelpTarget>,
+    /// The castling slack of the mated side and of the other (`castling_slack`).
+    slack: (u32, u32),
 }
 
 impl HelpTargets {
     /// The targets of a help stalemate of `mated` from `pos`, with `m` moves of its side and
-    /// `a` of the other (the last); none when there are too many, or a side may castle. With
+    /// `a` of the other (the last); none when there are too many. With
     /// both sides' men in the diagram.
     pub(in crate::solve) fn stalemate(
         pos: &Position,
@@ -762,14 +764,9 @@ impl HelpTargets {
         threads: usize,
         mate: bool,
     ) -> Option<(HelpTargets, Men, Men)> {
-        if [Color::White, Color::Black]
-            .iter()
-            .any(|&c| pos.can_castle(c, false) || pos.can_castle(c, true))
-        {
-            return None;
-        }
         let ours = Men::of(pos, mated);
         let theirs = Men::of(pos, !mated);
+        let slack = (castling_slack(pos, mated), castling_slack(pos, !mated));
         if pos.pieces(!mated).len() as usize != theirs.n
             || pos.pieces(mated).len() as usize != ours.n
         {
@@ -786,8 +783,9 @@ impl HelpTargets {
             t: tables(),
             ours: &ours,
             theirs: &theirs,
-            m,
-            a,
+            m: m + slack.0,
+            a: a + slack.1,
+            captures: a,
             mate,
             placed: [None; MAX_MEN],
             captured: 0,
@@ -825,7 +823,7 @@ impl HelpTargets {
         }
         let mut targets: Vec<HelpTarget> = out.into_iter().collect();
         targets.sort_unstable_by_key(|t| (t.ours.map(|s| s.sq), t.theirs.map(|s| s.sq)));
-        Some((HelpTargets { targets }, ours, theirs))
+        Some((HelpTargets { targets, slack }, ours, theirs))
     }
 
     pub(in crate::solve) fn len(&self) -> usize {
@@ -859,7 +857,7 @@ impl HelpTargets {
                     walks += cost(t, ours.color.index(), ours.spots[j], *s);
                 }
             }
-            if walks > m_left || owed > a_left {
+            if walks > m_left + self.slack.0 || owed > a_left {
                 return false;
             }
             let mut theirs_walk = 0;
@@ -871,7 +869,7 @@ impl HelpTargets {
                     return false;
                 }
                 theirs_walk += cost(t, theirs.color.index(), theirs.spots[j], *s);
-                if theirs_walk > a_left {
+                if theirs_walk > a_left + self.slack.1 {
                     return false;
                 }
             }
@@ -886,8 +884,11 @@ struct HelpGen<'a> {
     t: &'a Tables,
     ours: &'a Men,
     theirs: &'a Men,
+    /// The moves of each side its men's walks may take (with the castling slack), and the
+    /// captures the other side may make.
     m: u32,
     a: u32,
+    captures: u32,
     /// A help mate's targets (else a stalemate's).
     mate: bool,
     /// The stalemated side: men placed, captured (bits), moves spent, squares held and to hold.
@@ -1035,7 +1036,7 @@ impl HelpGen<'_> {
             self.finish();
             return;
         }
-        if !king && self.captured.count_ones() < self.a {
+        if !king && self.captured.count_ones() < self.captures {
             self.captured |= 1 << i;
             self.next();
             self.captured &= !(1 << i);
@@ -1209,6 +1210,17 @@ impl HelpGen<'_> {
             target.theirs[g] = self.their_placed[g].unwrap_or(FREE);
         }
         self.out.insert(target);
+    }
+}
+
+/// The moves a side's walks may gain by castling: its one castling brings the king up to two
+/// squares nearer and the rook one, where any other move brings one man one nearer. None once
+/// it may not castle; the slack is kept on after it has castled (a looser bound, still sound).
+fn castling_slack(pos: &Position, color: Color) -> u32 {
+    if pos.can_castle(color, false) || pos.can_castle(color, true) {
+        2
+    } else {
+        0
     }
 }
 
@@ -1474,6 +1486,32 @@ mod tests {
             assert_help_targets_complete(pos, if walked { 4 } else { 2 }, true)
         });
         assert!(found > 100, "only {found} final positions found");
+    }
+
+    /// Castling moves two men at once; the targets allow for it. Brute force over positions
+    /// where either side may castle, in some of which the solutions castle.
+    #[test]
+    fn help_targets_allow_for_castling() {
+        let mut found = 0;
+        for fen in [
+            "4k3/8/8/8/8/3q4/8/R3K2R b KQ - 0 1",
+            "r3k2r/8/8/8/8/8/8/R3K3 b Qkq - 0 1",
+            "2k5/8/8/8/8/8/6pp/R3K2R b KQ - 0 1",
+            "r3k3/p7/8/8/8/8/1p6/1K6 w q - 0 1",
+            "7k/8/8/8/8/8/4PPP1/4K2R b K - 0 1",
+            "1k6/8/8/8/8/8/8/R3K3 b Q - 0 1",
+            // 1.Kd8-e8 0-0-0 = and 1.Kd7-d8 0-0-0 #: the king ends two squares off
+            "3k1b2/4p1p1/4P1P1/8/8/8/8/R3K3 b Q - 0 1",
+            "2r1r3/2pkp3/8/8/8/8/8/R3K3 b Q - 0 1",
+            // 1.0-0 Qh5*h7 #: the mated king castled two squares in one move
+            "4k2r/5ppp/8/7Q/8/3B4/8/K7 b k - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            for mate in [false, true] {
+                found += assert_help_targets_complete(&pos, 4, mate);
+            }
+        }
+        assert!(found > 50, "only {found} final positions found");
     }
 
     /// hpint#110 (ser-h=13): the final position of its solution is one of few targets.
