@@ -343,6 +343,10 @@ impl HelpSearch<'_> {
             self.helpmates_in_two(pos, key, ply, &mut out);
             return out;
         }
+        if k == 2 && self.aim == Aim::Stalemate && ply > 0 && self.targets.is_none() {
+            self.helpstalemates_in_two(pos, key, ply, &mut out);
+            return out;
+        }
         pos.legal_moves(&mut moves);
         if ply == 0 && self.progress {
             self.control.set_first_moves(0, moves.len() as u32);
@@ -459,6 +463,58 @@ impl HelpSearch<'_> {
                 let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
                 node.replies = replies;
                 out.push(node);
+                if self.halted {
+                    return;
+                }
+            }
+        }
+        if out.is_empty() {
+            self.tt.store_no_solution(key, 2);
+        }
+    }
+
+    /// The lines of `h=1` from `pos` (two plies), as `helpmates_in_two` does for mates: the
+    /// moves before the stalemate are played on bitboards and only those after which one exists
+    /// are built as moves. Not with targets: they narrow before each last move.
+    fn helpstalemates_in_two(
+        &mut self,
+        pos: &Position,
+        key: u64,
+        ply: u32,
+        out: &mut Vec<SolutionNode>,
+    ) {
+        let tally = &self.tally;
+        let mut enabling = Vec::new();
+        let stopped = pos.any_successor(|mv, after| {
+            let mut played = 1;
+            let stalemate = after.any_successor_stalemate_candidate(|_, last| {
+                played += 1;
+                last.is_stalemate()
+            });
+            if tally.count(played) {
+                return true;
+            }
+            if stalemate {
+                enabling.push(mv);
+            }
+            false
+        });
+        if stopped {
+            self.halted = true;
+            return;
+        }
+        if !enabling.is_empty() {
+            let (number, dots) = self.numbering.at(ply);
+            let (last_number, last_dots) = self.numbering.at(ply + 1);
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            for mv in moves.iter().filter(|mv| enabling.contains(&mv.key())) {
+                let replies = self.stalemates(&pos.play(mv), last_number, last_dots);
+                if !replies.is_empty() {
+                    let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
+                    node.replies = replies;
+                    out.push(node);
+                }
                 if self.halted {
                     return;
                 }
@@ -949,18 +1005,24 @@ mod tests {
 
     /// Brute force: the lines of exactly `k` plies from `pos` ending in mate, by playing every
     /// move of every side.
-    fn brute_mates(pos: &Position, k: u32, prefix: &mut Vec<String>, out: &mut Vec<String>) {
+    fn brute_lines(
+        pos: &Position,
+        aim: Aim,
+        k: u32,
+        prefix: &mut Vec<String>,
+        out: &mut Vec<String>,
+    ) {
         let mut moves = MoveList::new();
         pos.legal_moves(&mut moves);
         for mv in moves.iter() {
             let after = pos.play(mv);
             prefix.push(mv.uci());
             if k == 1 {
-                if after.is_check() && !after.has_legal_move() {
+                if aim_reached(aim, &after) {
                     out.push(prefix.join(" "));
                 }
             } else {
-                brute_mates(&after, k - 1, prefix, out);
+                brute_lines(&after, aim, k - 1, prefix, out);
             }
             prefix.pop();
         }
@@ -978,11 +1040,12 @@ mod tests {
         }
     }
 
-    /// The bitboard paths of the last two plies (mate in one, the move before it) and the
-    /// reach cut find exactly the mates of a brute-force enumeration, at one and two plies
-    /// and from both a root and an inner ply (random walks from mate-rich positions).
+    /// The bitboard paths of the last two plies (mate or stalemate in one, the move before it)
+    /// and the reach cut find exactly the lines of a brute-force enumeration, at one and two
+    /// plies and from both a root and an inner ply (random walks from mate- and stalemate-rich
+    /// positions).
     #[test]
-    fn last_plies_of_help_mate_agree_with_brute_force() {
+    fn last_plies_of_help_play_agree_with_brute_force() {
         let fens = [
             "6K1/3p4/2q3p1/3R4/3p1nn1/rB3kp1/b7/1r6 b - - 0 1",
             "1k6/8/K7/8/2N5/8/7B/8 b - - 0 1",
@@ -990,10 +1053,16 @@ mod tests {
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "2n5/PP1kP1N1/1r6/q7/8/6p1/5pPp/5K2 b - - 0 1",
             "8/7K/8/2kb2p1/2pq1p2/2prp3/5P2/8 b - - 0 1",
+            "8/2P5/8/8/1P2P1K1/P2P2p1/1ppp2pp/bNk1N1R1 b - - 0 1",
+            "7k/1p3n2/5N2/8/8/8/p1p1P3/BbN4K b - - 0 1",
+            "1b1n4/PPPk1P2/5P2/8/8/p5K1/1p6/1Nr5 b - - 0 1",
         ];
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut found = 0;
-        for fen in fens {
+        let mut found = [0; 2];
+        for (fen, aim) in fens
+            .iter()
+            .flat_map(|f| [(f, Aim::Mate), (f, Aim::Stalemate)])
+        {
             for _walk in 0..6 {
                 let mut pos = Position::from_fen(fen).unwrap();
                 for _ply in 0..8 {
@@ -1005,7 +1074,7 @@ mod tests {
                             control: &control,
                             tally: Tally::new(&control, None),
                             split: Split::default(),
-                            aim: Aim::Mate,
+                            aim,
                             salt: SALT_HELP_MATE,
                             numbering: Numbering::new(pos.side_to_move()),
                             limit: None,
@@ -1022,11 +1091,11 @@ mod tests {
                         let mut got = Vec::new();
                         uci_lines(&search.lines(&pos, k, ply), &mut Vec::new(), &mut got);
                         let mut want = Vec::new();
-                        brute_mates(&pos, k, &mut Vec::new(), &mut want);
+                        brute_lines(&pos, aim, k, &mut Vec::new(), &mut want);
                         got.sort();
                         want.sort();
-                        assert_eq!(got, want, "{} k={k}", pos.to_fen());
-                        found += want.len();
+                        assert_eq!(got, want, "{} {aim:?} k={k}", pos.to_fen());
+                        found[(aim == Aim::Stalemate) as usize] += want.len();
                     }
                     match pos.random_successor(&mut seed) {
                         Some(next) => pos = next,
@@ -1035,7 +1104,7 @@ mod tests {
                 }
             }
         }
-        assert!(found > 20, "{found}");
+        assert!(found[0] > 20 && found[1] > 20, "{found:?}");
     }
 
     #[test]
