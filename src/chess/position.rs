@@ -543,6 +543,90 @@ impl Position {
         self.any_successor_spoiling(&spoilers, true, Some(&self.flight_squares()), f)
     }
 
+    /// Help stalemate in two plies, the side to be stalemated to move: calls `f` with each legal
+    /// move and the position after it, until `f` returns true; returns whether it did. Moves
+    /// after which the other side surely cannot stalemate at once are skipped without being
+    /// played.
+    ///
+    /// The proof: the replies of `any_successor_forcing_checks`, found here, each with the
+    /// squares a move must touch to spoil it. Our move (not the king's) spoils those whose
+    /// squares it touches; the stalemating move then has to touch every one left, and it
+    /// touches two squares (from, to). It cannot when three of them have disjoint squares, nor
+    /// when two or more hold no man of his (so not his from-square) and no square in common.
+    /// Positions where e.p. or his castling (a third square) may come in are left alone.
+    pub fn any_successor_stalemate_pair_candidate(
+        &self,
+        mut f: impl FnMut(MoveKey, &Position) -> bool,
+    ) -> bool {
+        use cozy_chess::BitBoard;
+        let b = &self.board;
+        let them = !b.side_to_move();
+        let spoilers = match self.pass() {
+            Some(passed)
+                if b.en_passant().is_none()
+                    && b.castle_rights(them).short.is_none()
+                    && b.castle_rights(them).long.is_none() =>
+            {
+                passed.reply_spoilers(false)
+            }
+            _ => Spoilers {
+                masks: [BitBoard::EMPTY; SPOILERS],
+                replies: [None; SPOILERS],
+                len: 0,
+            },
+        };
+        let masks = &spoilers.masks[..spoilers.len];
+        let theirs = b.colors(them);
+        let hopeless = |touched: BitBoard| {
+            let mut left = [BitBoard::EMPTY; SPOILERS];
+            let mut n = 0;
+            let mut hard = 0;
+            let mut common = !BitBoard::EMPTY;
+            for &m in masks {
+                if (m & touched).is_empty() {
+                    left[n] = m;
+                    n += 1;
+                    if (m & theirs & !touched).is_empty() {
+                        hard += 1;
+                        common &= m;
+                    }
+                }
+            }
+            if hard >= 2 && common.is_empty() {
+                return true;
+            }
+            let left = &left[..n];
+            (0..n).any(|i| {
+                (i + 1..n).any(|j| {
+                    (left[i] & left[j]).is_empty()
+                        && (j + 1..n).any(|k| {
+                            (left[i] & left[k]).is_empty() && (left[j] & left[k]).is_empty()
+                        })
+                })
+            })
+        };
+        let double_step = cozy_chess::Rank::Second
+            .relative_to(b.side_to_move())
+            .bitboard();
+        self.board.generate_moves(|pm| {
+            let from = pm.from.bitboard();
+            let filtered = masks.len() >= 2
+                && pm.piece != Piece::King
+                && !(pm.piece == Piece::Pawn && double_step.has(pm.from));
+            for raw in pm {
+                if filtered && hopeless(from | raw.to.bitboard()) {
+                    continue;
+                }
+                let mut board = self.board.clone();
+                board.play_unchecked(raw);
+                if f(MoveKey::from_raw(raw), &Position { board }) {
+                    return true;
+                }
+            }
+            false
+        })
+    }
+
     /// Calls `f` for the moves not proved to leave one of the `spoilers`' replies intact (moves
     /// that may give check are always played). `kings`: whether our king's moves may be skipped.
     /// `flights`: when given, the moves that leave their king a flight are skipped too.
@@ -1086,6 +1170,85 @@ mod check_filter_tests {
         }
         assert!(mates > 50, "only {mates} mates met");
         assert!(dropped > 1_000, "only {dropped} checks dropped");
+    }
+
+    /// Every move after which a stalemate in one follows is played by
+    /// `any_successor_stalemate_pair_candidate`, in `pos` and within `depth` plies of it;
+    /// returns how many such moves and how many moves were skipped.
+    fn stalemate_pairs_sound(pos: &Position, depth: u32) -> (usize, usize) {
+        let mut played = Vec::new();
+        pos.any_successor_stalemate_pair_candidate(|k, _| {
+            played.push(k);
+            false
+        });
+        let (mut enabling, mut skipped) = (0, 0);
+        pos.any_successor(|k, after| {
+            if after.any_successor(|_, last| last.is_stalemate()) {
+                assert!(played.contains(&k), "{pos:?} {k:?}");
+                enabling += 1;
+            }
+            skipped += !played.contains(&k) as usize;
+            if depth > 0 {
+                let (e, s) = stalemate_pairs_sound(after, depth - 1);
+                enabling += e;
+                skipped += s;
+            }
+            false
+        });
+        (enabling, skipped)
+    }
+
+    /// Around the last plies of help stalemates (hpint#32, #12, #73, #67 and #91 four plies
+    /// before the end) and in boxed-king positions, every position within three plies;
+    /// castling and e.p. included.
+    #[test]
+    fn no_move_before_a_stalemate_is_skipped() {
+        let (mut enabling, mut skipped) = (0, 0);
+        for (fen, line) in [
+            (
+                "8/2P5/8/8/1P2P1K1/P2P2p1/1ppp2pp/bNk1N1R1 b - - 0 1",
+                "c2b1r e1c2",
+            ),
+            (
+                "1b1n4/PPPk1P2/5P2/8/8/p5K1/1p6/1Nr5 b - - 0 1",
+                "a3a2 a7b8q",
+            ),
+            (
+                "7k/1p3n2/5N2/8/8/8/p1p1P3/BbN4K b - - 0 1",
+                "b7b5 e2e4 b5b4 e4e5 b4b3 e5e6",
+            ),
+            (
+                "8/p5pk/7N/6P1/8/1p6/1Pp2P2/2K5 b - - 0 1",
+                "a7a5 f2f4 a5a4 f4f5 a4a3 f5f6",
+            ),
+            (
+                "8/8/6K1/8/1P3p2/8/1p1p2p1/7k b - - 0 1",
+                "g2g1b b4b5 g1a7 b5b6 b2b1r b6a7 b1b8 a7b8q",
+            ),
+            ("8/8/8/2k5/2pP4/8/B7/4K3 b - d3 0 1", ""),
+            ("4k3/8/8/8/8/8/p6p/R3K2R b KQ - 0 1", ""),
+            // Boxed kings with a few men left to move: stalemates abound.
+            ("k7/8/2K5/8/8/1p6/1P6/3Q4 b - - 0 1", ""),
+            ("k7/8/2K5/8/8/1p6/1P4p1/3Q4 b - - 0 1", ""),
+            ("k7/8/1K6/8/8/7p/p6P/2Q5 b - - 0 1", ""),
+            ("k7/p7/P1K5/8/8/8/3p4/4R2n b - - 0 1", ""),
+            ("k7/p7/P1K5/8/8/8/3p4/4R3 b - - 0 1", ""),
+            // 1.e4-e3 Qe1-c3 =: the stalemating move blocks the other pawn.
+            ("k7/8/1K1B4/8/2p1p3/8/4P3/4Q3 b - - 0 1", ""),
+        ] {
+            let mut pos = Position::from_fen(fen).unwrap();
+            for uci in line.split_whitespace() {
+                pos = pos.play(&pos.find_uci(uci).unwrap());
+            }
+            let (e, s) = stalemate_pairs_sound(&pos, 2);
+            enabling += e;
+            skipped += s;
+        }
+        assert!(
+            enabling > 50,
+            "only {enabling} moves before a stalemate met"
+        );
+        assert!(skipped > 1_000, "only {skipped} moves skipped");
     }
 
     #[test]

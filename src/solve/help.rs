@@ -485,7 +485,7 @@ impl HelpSearch<'_> {
     ) {
         let tally = &self.tally;
         let mut enabling = Vec::new();
-        let stopped = pos.any_successor(|mv, after| {
+        let stopped = pos.any_successor_stalemate_pair_candidate(|mv, after| {
             let mut played = 1;
             let stalemate = after.any_successor_stalemate_candidate(|_, last| {
                 played += 1;
