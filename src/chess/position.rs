@@ -123,6 +123,66 @@ struct Spoilers {
     len: usize,
 }
 
+/// Help stalemate in two plies (the side to be stalemated moves, then the other stalemates it):
+/// which first moves surely leave no stalemate in one.
+///
+/// The proof: the replies of `any_successor_forcing_checks` (found with the stalemated side to
+/// move), each with the squares a move must touch to spoil it. Its own move (not the king's)
+/// spoils those whose squares it touches; the stalemating move then has to touch every one
+/// left, and it touches two squares (from, to). It cannot when three of them have disjoint
+/// squares, nor when two or more hold no man of his (so not his from-square) and no square in
+/// common. Positions where e.p. or his castling (a third square) may come in are left alone,
+/// and so are double steps (e.p. after them).
+struct StalematePairs {
+    masks: [cozy_chess::BitBoard; SPOILERS],
+    len: usize,
+    /// The stalemating side's men.
+    theirs: cozy_chess::BitBoard,
+    /// Where the stalemated side's pawns stand before a double step.
+    double_step: cozy_chess::BitBoard,
+}
+
+impl StalematePairs {
+    /// Whether moves of this man are judged at all.
+    #[inline]
+    fn filters(&self, piece: Piece, from: cozy_chess::Square) -> bool {
+        self.len >= 2
+            && piece != Piece::King
+            && !(piece == Piece::Pawn && self.double_step.has(from))
+    }
+
+    /// Whether the move (of a man `filters` judges) surely leaves no stalemate in one.
+    fn hopeless(&self, raw: cozy_chess::Move) -> bool {
+        use cozy_chess::BitBoard;
+        let touched = raw.from.bitboard() | raw.to.bitboard();
+        let mut left = [BitBoard::EMPTY; SPOILERS];
+        let mut n = 0;
+        let mut hard = 0;
+        let mut common = !BitBoard::EMPTY;
+        for &m in &self.masks[..self.len] {
+            if (m & touched).is_empty() {
+                left[n] = m;
+                n += 1;
+                if (m & self.theirs & !touched).is_empty() {
+                    hard += 1;
+                    common &= m;
+                }
+            }
+        }
+        if hard >= 2 && common.is_empty() {
+            return true;
+        }
+        let left = &left[..n];
+        (0..n).any(|i| {
+            (i + 1..n).any(|j| {
+                (left[i] & left[j]).is_empty()
+                    && (j + 1..n)
+                        .any(|k| (left[i] & left[k]).is_empty() && (left[j] & left[k]).is_empty())
+            })
+        })
+    }
+}
+
 /// Tells which moves of one position may give check (a superset of the checking moves).
 #[derive(Clone, Copy)]
 pub struct CheckHint(CheckSquares);
@@ -544,20 +604,31 @@ impl Position {
     }
 
     /// Help stalemate in two plies, the side to be stalemated to move: calls `f` with each legal
-    /// move and the position after it, until `f` returns true; returns whether it did. Moves
-    /// after which the other side surely cannot stalemate at once are skipped without being
-    /// played.
-    ///
-    /// The proof: the replies of `any_successor_forcing_checks`, found here, each with the
-    /// squares a move must touch to spoil it. Our move (not the king's) spoils those whose
-    /// squares it touches; the stalemating move then has to touch every one left, and it
-    /// touches two squares (from, to). It cannot when three of them have disjoint squares, nor
-    /// when two or more hold no man of his (so not his from-square) and no square in common.
-    /// Positions where e.p. or his castling (a third square) may come in are left alone.
+    /// move and the position after it, until `f` returns true; returns whether it did. The
+    /// moves `StalematePairs` proves hopeless are skipped without being played.
     pub fn any_successor_stalemate_pair_candidate(
         &self,
         mut f: impl FnMut(MoveKey, &Position) -> bool,
     ) -> bool {
+        let pairs = self.stalemate_pairs();
+        self.board.generate_moves(|pm| {
+            let filtered = pairs.filters(pm.piece, pm.from);
+            for raw in pm {
+                if filtered && pairs.hopeless(raw) {
+                    continue;
+                }
+                let mut board = self.board.clone();
+                board.play_unchecked(raw);
+                if f(MoveKey::from_raw(raw), &Position { board }) {
+                    return true;
+                }
+            }
+            false
+        })
+    }
+
+    /// The proof of `StalematePairs` for this position (the side to be stalemated to move).
+    fn stalemate_pairs(&self) -> StalematePairs {
         use cozy_chess::BitBoard;
         let b = &self.board;
         let them = !b.side_to_move();
@@ -575,56 +646,14 @@ impl Position {
                 len: 0,
             },
         };
-        let masks = &spoilers.masks[..spoilers.len];
-        let theirs = b.colors(them);
-        let hopeless = |touched: BitBoard| {
-            let mut left = [BitBoard::EMPTY; SPOILERS];
-            let mut n = 0;
-            let mut hard = 0;
-            let mut common = !BitBoard::EMPTY;
-            for &m in masks {
-                if (m & touched).is_empty() {
-                    left[n] = m;
-                    n += 1;
-                    if (m & theirs & !touched).is_empty() {
-                        hard += 1;
-                        common &= m;
-                    }
-                }
-            }
-            if hard >= 2 && common.is_empty() {
-                return true;
-            }
-            let left = &left[..n];
-            (0..n).any(|i| {
-                (i + 1..n).any(|j| {
-                    (left[i] & left[j]).is_empty()
-                        && (j + 1..n).any(|k| {
-                            (left[i] & left[k]).is_empty() && (left[j] & left[k]).is_empty()
-                        })
-                })
-            })
-        };
-        let double_step = cozy_chess::Rank::Second
-            .relative_to(b.side_to_move())
-            .bitboard();
-        self.board.generate_moves(|pm| {
-            let from = pm.from.bitboard();
-            let filtered = masks.len() >= 2
-                && pm.piece != Piece::King
-                && !(pm.piece == Piece::Pawn && double_step.has(pm.from));
-            for raw in pm {
-                if filtered && hopeless(from | raw.to.bitboard()) {
-                    continue;
-                }
-                let mut board = self.board.clone();
-                board.play_unchecked(raw);
-                if f(MoveKey::from_raw(raw), &Position { board }) {
-                    return true;
-                }
-            }
-            false
-        })
+        StalematePairs {
+            masks: spoilers.masks,
+            len: spoilers.len,
+            theirs: b.colors(them),
+            double_step: cozy_chess::Rank::Second
+                .relative_to(b.side_to_move())
+                .bitboard(),
+        }
     }
 
     /// Calls `f` for the moves not proved to leave one of the `spoilers`' replies intact (moves
