@@ -294,7 +294,7 @@ struct HelpSearch<'a> {
     targets: Option<(&'a reach::HelpTargets, reach::Men, reach::Men)>,
     /// Per ply: both sides' men by identity, and the targets still in reach.
     men: Vec<(reach::Men, reach::Men)>,
-    live: Vec<Vec<u16>>,
+    live: Vec<Vec<reach::LiveTarget>>,
     /// The ply `LineSearch::lines` was entered at (its targets are narrowed from all).
     entry: u32,
 }
@@ -412,7 +412,10 @@ impl HelpSearch<'_> {
         };
         let at = ply as usize;
         let (before, rest) = self.live.split_at_mut(at);
-        let from = (self.entry != ply).then(|| before[at - 1].as_slice());
+        let from = (self.entry != ply).then(|| {
+            let (ours, theirs) = &self.men[at - 1];
+            (before[at - 1].as_slice(), (ours, theirs))
+        });
         let (ours, theirs) = &self.men[at];
         targets.narrow(from, (ours, theirs), moves_left(k), &mut rest[0]);
         !rest[0].is_empty()

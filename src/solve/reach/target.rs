@@ -830,53 +830,128 @@ impl HelpTargets {
         self.targets.len()
     }
 
-    /// Into `out`, the targets of `from` (all when `None`) still in reach with `ours` and
-    /// `theirs` the two sides' men, `m_left` moves of the stalemated side and `a_left` of the
-    /// other. A target out of reach stays so (a move shortens one walk, or one list of
-    /// captures owed, by one at most).
+    /// Into `out`, the targets still in reach with `ours` and `theirs` the two sides' men,
+    /// `m_left` moves of the stalemated side and `a_left` of the other: of all, or of `from`,
+    /// the targets kept at the position before with its men. A target out of reach stays so (a
+    /// move shortens one walk, or one list of captures owed, by one at most). From `from` only
+    /// the men the move changed are costed anew: a move changes one or two of thirty.
     pub(in crate::solve) fn narrow(
         &self,
-        from: Option<&[u16]>,
+        from: Option<(&[LiveTarget], (&Men, &Men))>,
         (ours, theirs): (&Men, &Men),
         (m_left, a_left): (u32, u32),
-        out: &mut Vec<u16>,
+        out: &mut Vec<LiveTarget>,
     ) {
         let t = tables();
-        let in_reach = |i: u16| {
-            let target = &self.targets[i as usize];
-            let (mut walks, mut owed) = (0, 0);
-            for (j, s) in target.ours[..ours.n].iter().enumerate() {
-                if *s == FREE {
-                    continue;
-                }
-                if *s == CAPTURED {
-                    owed += ours.alive(j) as u32;
-                } else if !ours.alive(j) {
-                    return false;
-                } else {
-                    walks += cost(t, ours.color.index(), ours.spots[j], *s);
-                }
-            }
-            if walks > m_left + self.slack.0 || owed > a_left {
-                return false;
-            }
-            let mut theirs_walk = 0;
-            for (j, s) in target.theirs[..theirs.n].iter().enumerate() {
-                if *s == FREE {
-                    continue;
-                }
-                if !theirs.alive(j) {
-                    return false;
-                }
-                theirs_walk += cost(t, theirs.color.index(), theirs.spots[j], *s);
-                if theirs_walk > a_left + self.slack.1 {
-                    return false;
-                }
-            }
-            true
+        let (walks_max, owed_max, theirs_max) =
+            (m_left + self.slack.0, a_left, a_left + self.slack.1);
+        let kept = |i: u16, (walks, owed, theirs_walk): (u32, u32, u32)| {
+            (walks <= walks_max && owed <= owed_max && theirs_walk <= theirs_max).then_some(
+                LiveTarget {
+                    i,
+                    walks: walks as u8,
+                    owed: owed as u8,
+                    theirs: theirs_walk as u8,
+                },
+            )
         };
-        keep_in_reach(from, self.targets.len(), in_reach, out);
+        out.clear();
+        let Some((list, (ours_before, theirs_before))) = from else {
+            for (i, target) in self.targets.iter().enumerate() {
+                let mut sums = (0, 0, 0);
+                let all = (0..ours.n).try_for_each(|j| {
+                    let (w, o) = our_part(t, ours, j, target.ours[j])?;
+                    sums.0 += w;
+                    sums.1 += o;
+                    Some(())
+                });
+                let all = all.and_then(|()| {
+                    (0..theirs.n).try_for_each(|j| {
+                        sums.2 += their_part(t, theirs, j, target.theirs[j])?;
+                        Some(())
+                    })
+                });
+                if all.is_some() {
+                    out.extend(kept(i as u16, sums));
+                }
+            }
+            return;
+        };
+        let (ours_moved, n_ours) = changed(ours_before, ours);
+        let (theirs_moved, n_theirs) = changed(theirs_before, theirs);
+        for live in list {
+            let target = &self.targets[live.i as usize];
+            let mut sums = (live.walks as u32, live.owed as u32, live.theirs as u32);
+            let all = ours_moved[..n_ours].iter().try_for_each(|&j| {
+                let s = target.ours[j];
+                let (w, o) = our_part(t, ours, j, s)?;
+                // In reach before, so finite then.
+                let (w0, o0) = our_part(t, ours_before, j, s)?;
+                sums.0 = sums.0 + w - w0;
+                sums.1 = sums.1 + o - o0;
+                Some(())
+            });
+            let all = all.and_then(|()| {
+                theirs_moved[..n_theirs].iter().try_for_each(|&j| {
+                    let s = target.theirs[j];
+                    sums.2 =
+                        sums.2 + their_part(t, theirs, j, s)? - their_part(t, theirs_before, j, s)?;
+                    Some(())
+                })
+            });
+            if all.is_some() {
+                out.extend(kept(live.i, sums));
+            }
+        }
     }
+}
+
+/// A help target still in reach: its index, and the moves its walks and the captures it owes
+/// take from the position it was kept at (`HelpTargets::narrow`).
+#[derive(Clone, Copy, Debug)]
+pub(in crate::solve) struct LiveTarget {
+    i: u16,
+    walks: u8,
+    owed: u8,
+    theirs: u8,
+}
+
+/// What man `j` of the stalemated (mated) side costs a target placing it on `s`: moves of its
+/// walk and captures owed; `None` when the target is out of reach for it (captured, or placed
+/// out of reach).
+#[inline]
+fn our_part(t: &Tables, men: &Men, j: usize, s: Spot) -> Option<(u32, u32)> {
+    if s == FREE {
+        Some((0, 0))
+    } else if s == CAPTURED {
+        Some((0, men.alive(j) as u32))
+    } else if !men.alive(j) {
+        None
+    } else {
+        let c = cost(t, men.color.index(), men.spots[j], s);
+        (c < INF as u32).then_some((c, 0))
+    }
+}
+
+/// The same for a man of the other side: moves of its walk.
+#[inline]
+fn their_part(t: &Tables, men: &Men, j: usize, s: Spot) -> Option<u32> {
+    if s == FREE {
+        Some(0)
+    } else if !men.alive(j) {
+        None
+    } else {
+        let c = cost(t, men.color.index(), men.spots[j], s);
+        (c < INF as u32).then_some(c)
+    }
+}
+
+/// The men that stand elsewhere, or were captured, in `now` against `before`.
+#[inline]
+fn changed(before: &Men, now: &Men) -> ([usize; MAX_MEN], usize) {
+    free_men(now.n, |j| {
+        before.spots[j] != now.spots[j] || before.alive(j) != now.alive(j)
+    })
 }
 
 /// The enumeration of help-play targets.
