@@ -295,6 +295,10 @@ struct HelpSearch<'a> {
     /// Per ply: both sides' men by identity, and the targets still in reach.
     men: Vec<(reach::Men, reach::Men)>,
     live: Vec<Vec<reach::LiveTarget>>,
+    /// The targets in reach from the diagram, for lines of the length kept with them: the
+    /// units of shared-out work start at the diagram or a ply after it, and take them from here
+    /// rather than costing every target anew.
+    root_live: Option<(u32, Vec<reach::LiveTarget>)>,
     /// The ply `LineSearch::lines` was entered at (its targets are narrowed from all).
     entry: u32,
 }
@@ -412,12 +416,34 @@ impl HelpSearch<'_> {
         };
         let at = ply as usize;
         let (before, rest) = self.live.split_at_mut(at);
-        let from = (self.entry != ply).then(|| {
-            let (ours, theirs) = &self.men[at - 1];
-            (before[at - 1].as_slice(), (ours, theirs))
-        });
         let (ours, theirs) = &self.men[at];
-        targets.narrow(from, (ours, theirs), moves_left(k), &mut rest[0]);
+        if self.entry != ply {
+            let (ours_before, theirs_before) = &self.men[at - 1];
+            let from = (before[at - 1].as_slice(), (ours_before, theirs_before));
+            targets.narrow(Some(from), (ours, theirs), moves_left(k), &mut rest[0]);
+        } else if ply <= 1 {
+            let root_k = k + ply;
+            let (diagram_ours, diagram_theirs) = &self.men[0];
+            if self.root_live.as_ref().is_none_or(|(rk, _)| *rk != root_k) {
+                let mut all = Vec::new();
+                let diagram = (diagram_ours, diagram_theirs);
+                targets.narrow(None, diagram, moves_left(root_k), &mut all);
+                self.root_live = Some((root_k, all));
+            }
+            let root = self
+                .root_live
+                .as_ref()
+                .map_or(&[][..], |(_, l)| l.as_slice());
+            if ply == 0 {
+                rest[0].clear();
+                rest[0].extend_from_slice(root);
+            } else {
+                let from = (root, (diagram_ours, diagram_theirs));
+                targets.narrow(Some(from), (ours, theirs), moves_left(k), &mut rest[0]);
+            }
+        } else {
+            targets.narrow(None, (ours, theirs), moves_left(k), &mut rest[0]);
+        }
         !rest[0].is_empty()
     }
 
@@ -885,6 +911,7 @@ pub(crate) fn solve(
                 .as_ref()
                 .map_or_else(Vec::new, |_| vec![Vec::new(); slots]),
             entry: 0,
+            root_live: None,
         })
         .collect();
     let min = if stip.half { 1 } else { 2 };
@@ -1090,6 +1117,7 @@ mod tests {
                             men: Vec::new(),
                             live: Vec::new(),
                             entry: 0,
+                            root_live: None,
                         };
                         let mut got = Vec::new();
                         uci_lines(&search.lines(&pos, k, ply), &mut Vec::new(), &mut got);
