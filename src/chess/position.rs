@@ -409,9 +409,7 @@ impl Position {
     pub fn any_successor(&self, mut f: impl FnMut(MoveKey, &Position) -> bool) -> bool {
         self.board.generate_moves(|pm| {
             for raw in pm {
-                let mut board = self.board.clone();
-                board.play_unchecked(raw);
-                if f(MoveKey::from_raw(raw), &Position { board }) {
+                if f(MoveKey::from_raw(raw), &self.after_raw(raw)) {
                     return true;
                 }
             }
@@ -617,9 +615,7 @@ impl Position {
                 if filtered && pairs.hopeless(raw) {
                     continue;
                 }
-                let mut board = self.board.clone();
-                board.play_unchecked(raw);
-                if f(MoveKey::from_raw(raw), &Position { board }) {
+                if f(MoveKey::from_raw(raw), &self.after_raw(raw)) {
                     return true;
                 }
             }
@@ -691,9 +687,7 @@ impl Position {
                 if !checks.has(raw.to) && intact[..n].iter().any(|m| (*m & to).is_empty()) {
                     continue;
                 }
-                let mut board = self.board.clone();
-                board.play_unchecked(raw);
-                if f(MoveKey::from_raw(raw), &Position { board }) {
+                if f(MoveKey::from_raw(raw), &self.after_raw(raw)) {
                     return true;
                 }
             }
@@ -838,8 +832,14 @@ impl Position {
 
     /// The position after a legal move of this position.
     pub fn play(&self, mv: &Move) -> Position {
+        self.after_raw(mv.raw)
+    }
+
+    /// The position after a legal move, as the generator gives it.
+    #[inline(always)]
+    fn after_raw(&self, raw: cozy_chess::Move) -> Position {
         let mut board = self.board.clone();
-        board.play_unchecked(mv.raw);
+        board.play_unchecked(raw);
         Position { board }
     }
 

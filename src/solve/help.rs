@@ -343,12 +343,8 @@ impl HelpSearch<'_> {
         if k == 1 && self.aim == Aim::Stalemate {
             return self.stalemates(pos, number, dots);
         }
-        if k == 2 && self.aim == Aim::Mate && ply > 0 {
-            self.helpmates_in_two(pos, key, ply, &mut out);
-            return out;
-        }
-        if k == 2 && self.aim == Aim::Stalemate && ply > 0 && self.targets.is_none() {
-            self.helpstalemates_in_two(pos, key, ply, &mut out);
+        if k == 2 && ply > 0 && (self.aim == Aim::Mate || self.targets.is_none()) {
+            self.lines_in_two(pos, key, ply, &mut out);
             return out;
         }
         pos.legal_moves(&mut moves);
@@ -456,89 +452,30 @@ impl HelpSearch<'_> {
             .goal_reachable(pos, (!last_mover(pos, k), self.aim), moves_left(k), k)
     }
 
-    /// The lines of `h#1` from `pos` (two plies), with the moves before the mate played on
-    /// bitboards and only those after which a mate exists built as moves: most positions at
-    /// this depth have none.
-    fn helpmates_in_two(
-        &mut self,
-        pos: &Position,
-        key: u64,
-        ply: u32,
-        out: &mut Vec<SolutionNode>,
-    ) {
-        let tally = &self.tally;
-        let mut enabling = Vec::new();
-        let stopped = pos.any_successor(|mv, after| {
-            if tally.count(1) {
-                return true;
-            }
-            if after.has_mate_in_one() {
-                enabling.push(mv);
-            }
-            false
-        });
-        if stopped {
+    /// The lines of `h#1` or `h=1` from `pos` (two plies), with the moves before the last
+    /// played on bitboards and only those after which the aim is reached built as moves: most
+    /// positions at this depth have none. Help stalemates come here without targets only: the
+    /// targets narrow before each last move.
+    fn lines_in_two(&mut self, pos: &Position, key: u64, ply: u32, out: &mut Vec<SolutionNode>) {
+        let Some(enabling) = self.enabling_moves(pos) else {
             self.halted = true;
             return;
-        }
-        if !enabling.is_empty() {
-            let (number, dots) = self.numbering.at(ply);
-            let (mate_number, mate_dots) = self.numbering.at(ply + 1);
-            let mut moves = MoveList::new();
-            pos.legal_moves(&mut moves);
-            for mv in moves.iter().filter(|mv| enabling.contains(&mv.key())) {
-                let mut replies = Vec::new();
-                self.mates_in_one(&pos.play(mv), mate_number, mate_dots, &mut replies);
-                let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
-                node.replies = replies;
-                out.push(node);
-                if self.halted {
-                    return;
-                }
-            }
-        }
-        if out.is_empty() {
-            self.tt.store_no_solution(key, 2);
-        }
-    }
-
-    /// The lines of `h=1` from `pos` (two plies), as `helpmates_in_two` does for mates: the
-    /// moves before the stalemate are played on bitboards and only those after which one exists
-    /// are built as moves. Not with targets: they narrow before each last move.
-    fn helpstalemates_in_two(
-        &mut self,
-        pos: &Position,
-        key: u64,
-        ply: u32,
-        out: &mut Vec<SolutionNode>,
-    ) {
-        let tally = &self.tally;
-        let mut enabling = Vec::new();
-        let stopped = pos.any_successor_stalemate_pair_candidate(|mv, after| {
-            let mut played = 1;
-            let stalemate = after.any_successor_stalemate_candidate(|_, last| {
-                played += 1;
-                last.is_stalemate()
-            });
-            if tally.count(played) {
-                return true;
-            }
-            if stalemate {
-                enabling.push(mv);
-            }
-            false
-        });
-        if stopped {
-            self.halted = true;
-            return;
-        }
+        };
         if !enabling.is_empty() {
             let (number, dots) = self.numbering.at(ply);
             let (last_number, last_dots) = self.numbering.at(ply + 1);
             let mut moves = MoveList::new();
             pos.legal_moves(&mut moves);
             for mv in moves.iter().filter(|mv| enabling.contains(&mv.key())) {
-                let replies = self.stalemates(&pos.play(mv), last_number, last_dots);
+                let after = pos.play(mv);
+                let replies = match self.aim {
+                    Aim::Mate => {
+                        let mut replies = Vec::new();
+                        self.mates_in_one(&after, last_number, last_dots, &mut replies);
+                        replies
+                    }
+                    Aim::Stalemate => self.stalemates(&after, last_number, last_dots),
+                };
                 if !replies.is_empty() {
                     let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
                     node.replies = replies;
@@ -552,6 +489,41 @@ impl HelpSearch<'_> {
         if out.is_empty() {
             self.tt.store_no_solution(key, 2);
         }
+    }
+
+    /// The moves of `pos` after which the aim can be reached in one; `None` when the node
+    /// budget ran out meanwhile. Mates: only the moves that may mate are tried
+    /// (`has_mate_in_one`); stalemates: the moves proved hopeless are not even played
+    /// (`any_successor_stalemate_pair_candidate`).
+    fn enabling_moves(&self, pos: &Position) -> Option<Vec<MoveKey>> {
+        let tally = &self.tally;
+        let mut enabling = Vec::new();
+        let stopped = match self.aim {
+            Aim::Mate => pos.any_successor(|mv, after| {
+                if tally.count(1) {
+                    return true;
+                }
+                if after.has_mate_in_one() {
+                    enabling.push(mv);
+                }
+                false
+            }),
+            Aim::Stalemate => pos.any_successor_stalemate_pair_candidate(|mv, after| {
+                let mut played = 1;
+                let stalemate = after.any_successor_stalemate_candidate(|_, last| {
+                    played += 1;
+                    last.is_stalemate()
+                });
+                if tally.count(played) {
+                    return true;
+                }
+                if stalemate {
+                    enabling.push(mv);
+                }
+                false
+            }),
+        };
+        (!stopped).then_some(enabling)
     }
 
     /// The side to move's mates in one from `pos`, as nodes. The mates are found on bitboards
