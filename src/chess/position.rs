@@ -123,6 +123,17 @@ struct Spoilers {
     len: usize,
 }
 
+impl Spoilers {
+    /// No reply known.
+    fn none() -> Spoilers {
+        Spoilers {
+            masks: [cozy_chess::BitBoard::EMPTY; SPOILERS],
+            replies: [None; SPOILERS],
+            len: 0,
+        }
+    }
+}
+
 /// Help stalemate in two plies (the side to be stalemated moves, then the other stalemates it):
 /// which first moves surely leave no stalemate in one.
 ///
@@ -625,7 +636,6 @@ impl Position {
 
     /// The proof of `StalematePairs` for this position (the side to be stalemated to move).
     fn stalemate_pairs(&self) -> StalematePairs {
-        use cozy_chess::BitBoard;
         let b = &self.board;
         let them = !b.side_to_move();
         let spoilers = match self.pass() {
@@ -636,11 +646,7 @@ impl Position {
             {
                 passed.reply_spoilers(false)
             }
-            _ => Spoilers {
-                masks: [BitBoard::EMPTY; SPOILERS],
-                replies: [None; SPOILERS],
-                len: 0,
-            },
+            _ => Spoilers::none(),
         };
         StalematePairs {
             masks: spoilers.masks,
@@ -702,11 +708,7 @@ impl Position {
         use cozy_chess::{
             get_between_rays, get_bishop_rays, get_line_rays, BitBoard, Rank, Square,
         };
-        let mut out = Spoilers {
-            masks: [BitBoard::EMPTY; SPOILERS],
-            replies: [None; SPOILERS],
-            len: 0,
-        };
+        let mut out = Spoilers::none();
         let Some(passed) = self.board.null_move() else {
             return out;
         };

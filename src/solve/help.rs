@@ -295,9 +295,9 @@ struct HelpSearch<'a> {
     /// Per ply: both sides' men by identity, and the targets still in reach.
     men: Vec<(reach::Men, reach::Men)>,
     live: Vec<Vec<reach::LiveTarget>>,
-    /// The targets in reach from the diagram, for lines of the length kept with them: the
-    /// units of shared-out work start at the diagram or a ply after it, and take them from here
-    /// rather than costing every target anew.
+    /// The targets in reach from the diagram, for lines of the length kept with them: a search
+    /// entered at the diagram or a ply after it (a unit of shared-out work) narrows them from
+    /// here rather than costing every target anew.
     root_live: Option<(u32, Vec<reach::LiveTarget>)>,
     /// The ply `LineSearch::lines` was entered at (its targets are narrowed from all).
     entry: u32,
@@ -411,35 +411,22 @@ impl HelpSearch<'_> {
             return true;
         };
         let at = ply as usize;
-        let (before, rest) = self.live.split_at_mut(at);
-        let (ours, theirs) = &self.men[at];
-        if self.entry != ply {
-            let (ours_before, theirs_before) = &self.men[at - 1];
-            let from = (before[at - 1].as_slice(), (ours_before, theirs_before));
-            targets.narrow(Some(from), (ours, theirs), moves_left(k), &mut rest[0]);
-        } else if ply <= 1 {
+        if self.entry == ply {
+            // Entered here (the diagram, or a ply after it): from the diagram's targets, kept
+            // per length, as a target out of reach there stays so.
             let root_k = k + ply;
-            let (diagram_ours, diagram_theirs) = &self.men[0];
             if self.root_live.as_ref().is_none_or(|(rk, _)| *rk != root_k) {
                 let mut all = Vec::new();
-                let diagram = (diagram_ours, diagram_theirs);
-                targets.narrow(None, diagram, moves_left(root_k), &mut all);
+                targets.narrow(None, &self.men[0], moves_left(root_k), &mut all);
                 self.root_live = Some((root_k, all));
             }
-            let root = self
-                .root_live
-                .as_ref()
-                .map_or(&[][..], |(_, l)| l.as_slice());
-            if ply == 0 {
-                rest[0].clear();
-                rest[0].extend_from_slice(root);
-            } else {
-                let from = (root, (diagram_ours, diagram_theirs));
-                targets.narrow(Some(from), (ours, theirs), moves_left(k), &mut rest[0]);
-            }
-        } else {
-            targets.narrow(None, (ours, theirs), moves_left(k), &mut rest[0]);
         }
+        let (before, rest) = self.live.split_at_mut(at);
+        let from = match &self.root_live {
+            Some((_, root)) if self.entry == ply => (root.as_slice(), &self.men[0]),
+            _ => (before[at - 1].as_slice(), &self.men[at - 1]),
+        };
+        targets.narrow(Some(from), &self.men[at], moves_left(k), &mut rest[0]);
         !rest[0].is_empty()
     }
 

@@ -31,7 +31,7 @@
 //! added up must fit in its moves (the rest of its men are free). Both sides' men are tracked
 //! by identity, captures included.
 
-use std::collections::HashSet as StdHashSet;
+use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -43,7 +43,7 @@ use super::{MAX_MEN, OFFICERS};
 /// The sets of targets being listed: keyed by a few bytes each, hashed a million times a
 /// listing, so by a multiply-rotate hash (as rustc's `FxHasher`) rather than SipHash, which took
 /// 7% of an h#7's solve. The keys are squares of our own enumeration: no flooding to fear.
-type HashSet<T> = StdHashSet<T, BuildHasherDefault<SquareHasher>>;
+type TargetSet<T> = HashSet<T, BuildHasherDefault<SquareHasher>>;
 
 #[derive(Default)]
 struct SquareHasher(u64);
@@ -257,15 +257,15 @@ fn keep_in_reach(
     }
 }
 
-/// The men `0..n` that `is_free`, in order, and how many.
-fn free_men(n: usize, is_free: impl Fn(usize) -> bool) -> ([usize; MAX_MEN], usize) {
-    let mut free = [0usize; MAX_MEN];
+/// The men `0..n` for which `pick` holds, in order, and how many.
+fn men_where(n: usize, pick: impl Fn(usize) -> bool) -> ([usize; MAX_MEN], usize) {
+    let mut picked = [0usize; MAX_MEN];
     let mut count = 0;
-    for i in (0..n).filter(|&i| is_free(i)) {
-        free[count] = i;
+    for i in (0..n).filter(|&i| pick(i)) {
+        picked[count] = i;
         count += 1;
     }
-    (free, count)
+    (picked, count)
 }
 
 /// The moves for a man on `now` to stand on `target` (as its form), on an empty board.
@@ -321,7 +321,7 @@ impl Targets {
             !g.overflow
         });
         let steps: u64 = parts.iter().map(|g| g.steps).sum();
-        let mut out = HashSet::default();
+        let mut out = TargetSet::default();
         let mut overflow = false;
         for g in parts {
             overflow |= g.overflow;
@@ -421,7 +421,7 @@ struct Generator<'a> {
     /// The steps of all threads, added to every `STEPS_SHARED` steps.
     spent: Option<&'a AtomicU64>,
     overflow: bool,
-    out: HashSet<[Spot; MAX_MEN]>,
+    out: TargetSet<[Spot; MAX_MEN]>,
 }
 
 impl<'a> Generator<'a> {
@@ -515,7 +515,7 @@ impl<'a> Generator<'a> {
             steps: 0,
             spent: None,
             overflow: false,
-            out: HashSet::default(),
+            out: TargetSet::default(),
         }
     }
 
@@ -564,7 +564,7 @@ impl<'a> Generator<'a> {
         if self.overflow {
             return;
         }
-        let (free, n_free) = free_men(self.men.n, |i| self.placed[i].is_none());
+        let (free, n_free) = men_where(self.men.n, |i| self.placed[i].is_none());
         let free = &free[..n_free];
         let open = self.need & !self.held;
         if open.count_ones() as usize > free.len() {
@@ -840,7 +840,7 @@ impl HelpTargets {
             spent: &spent,
             max,
             overflow: false,
-            out: HashSet::default(),
+            out: TargetSet::default(),
         };
         let parts = by_king_square(threads, make, |g: &mut HelpGen, squares| {
             g.king_squares = squares;
@@ -848,7 +848,7 @@ impl HelpTargets {
             !g.overflow
         });
         let steps: u64 = parts.iter().map(|g| g.steps).sum();
-        let mut out = HashSet::default();
+        let mut out = TargetSet::default();
         let mut overflow = false;
         for g in parts {
             overflow |= g.overflow;
@@ -875,8 +875,8 @@ impl HelpTargets {
     /// the men the move changed are costed anew: a move changes one or two of thirty.
     pub(in crate::solve) fn narrow(
         &self,
-        from: Option<(&[LiveTarget], (&Men, &Men))>,
-        (ours, theirs): (&Men, &Men),
+        from: Option<(&[LiveTarget], &(Men, Men))>,
+        (ours, theirs): &(Men, Men),
         (m_left, a_left): (u32, u32),
         out: &mut Vec<LiveTarget>,
     ) {
@@ -987,7 +987,7 @@ fn their_part(t: &Tables, men: &Men, j: usize, s: Spot) -> Option<u32> {
 /// The men that stand elsewhere, or were captured, in `now` against `before`.
 #[inline]
 fn changed(before: &Men, now: &Men) -> ([usize; MAX_MEN], usize) {
-    free_men(now.n, |j| {
+    men_where(now.n, |j| {
         before.spots[j] != now.spots[j] || before.alive(j) != now.alive(j)
     })
 }
@@ -1024,7 +1024,7 @@ struct HelpGen<'a> {
     /// At most this many targets, and this many steps of all threads.
     max: (usize, u64),
     overflow: bool,
-    out: HashSet<HelpTarget>,
+    out: TargetSet<HelpTarget>,
 }
 
 impl HelpGen<'_> {
@@ -1102,7 +1102,7 @@ impl HelpGen<'_> {
         }
         let n = self.ours.n;
         let open = self.need & !self.held;
-        let (free, n_free) = free_men(n, |i| {
+        let (free, n_free) = men_where(n, |i| {
             self.placed[i].is_none() && self.captured >> i & 1 == 0
         });
         let free = &free[..n_free];
