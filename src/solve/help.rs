@@ -23,7 +23,8 @@
 //! Popeye's intelligent mode but without its target positions). Near the end it cuts most
 //! positions; higher up it is asked only where it spares more work than it costs (`reach::Bound`).
 //! Longer help stalemates also aim at target final positions listed before the search
-//! (`reach::HelpTargets`): a position from which none is in reach is not searched.
+//! (`reach::HelpTargets`): a position from which none is in reach is not searched, and a move
+//! after which none is is not even played (nor looked up, nor stored in the table).
 //!
 //! On several threads each length's first moves, and then their replies, are shared out among
 //! one search per thread (`parallel::share_out`); the lines are read back in move order, so they
@@ -358,8 +359,12 @@ impl HelpSearch<'_> {
         // table first: fetch all their buckets at once, so the memory waits overlap instead of
         // coming one by one.
         let mut children = self.afters.take(ply);
+        // The moves searched: those not handed to other threads, after which some target
+        // stays in reach (the others are not even played, nor looked up).
+        let mut searched = [0u64; 4];
         for (index, mv) in moves.iter().enumerate() {
-            if !self.split.skips(ply, index) {
+            if !self.split.skips(ply, index) && self.keeps_targets(pos, mv, k, ply) {
+                searched[index / 64] |= 1 << (index % 64);
                 let after = pos.play(mv);
                 if k > TT_MIN_PLIES {
                     self.tt.prefetch(after.key() ^ self.salt);
@@ -371,7 +376,7 @@ impl HelpSearch<'_> {
         // One kept position per move searched, in the same order.
         let mut kept = children.iter();
         for (index, mv) in moves.iter().enumerate() {
-            if self.split.skips(ply, index) {
+            if searched[index / 64] >> (index % 64) & 1 == 0 {
                 continue;
             }
             let Some(after) = kept.next() else {
@@ -428,6 +433,20 @@ impl HelpSearch<'_> {
         };
         targets.narrow(Some(from), &self.men[at], moves_left(k), &mut rest[0]);
         !rest[0].is_empty()
+    }
+
+    /// Whether some target kept at `ply` (`k` plies to go) stays in reach after `mv` (true
+    /// without targets). A move after which none does is not played: its position would only
+    /// be cut, and the table would fill with such positions.
+    fn keeps_targets(&self, pos: &Position, mv: &Move, k: u32, ply: u32) -> bool {
+        let Some((targets, _, _)) = self.targets else {
+            return true;
+        };
+        let at = ply as usize;
+        let before = &self.men[at];
+        let mover = pos.side_to_move();
+        let after = (before.0.after(mv, mover), before.1.after(mv, mover));
+        targets.any_in_reach((&self.live[at], before), &after, moves_left(k - 1))
     }
 
     /// Whether the aim may still be reached in the `k` plies left (see `reach`).

@@ -876,10 +876,37 @@ impl HelpTargets {
     pub(in crate::solve) fn narrow(
         &self,
         from: Option<(&[LiveTarget], &(Men, Men))>,
-        (ours, theirs): &(Men, Men),
-        (m_left, a_left): (u32, u32),
+        now: &(Men, Men),
+        left: (u32, u32),
         out: &mut Vec<LiveTarget>,
     ) {
+        out.clear();
+        self.each_in_reach(from, now, left, |live| {
+            out.push(live);
+            false
+        });
+    }
+
+    /// Whether any target of `from` is still in reach with the men `now` (as `narrow`, but
+    /// stopping at the first): a move after which none is need not even be played.
+    pub(in crate::solve) fn any_in_reach(
+        &self,
+        from: (&[LiveTarget], &(Men, Men)),
+        now: &(Men, Men),
+        left: (u32, u32),
+    ) -> bool {
+        self.each_in_reach(Some(from), now, left, |_| true)
+    }
+
+    /// Calls `f` with each target in reach (see `narrow`) until it returns true; whether it did.
+    #[inline]
+    fn each_in_reach(
+        &self,
+        from: Option<(&[LiveTarget], &(Men, Men))>,
+        (ours, theirs): &(Men, Men),
+        (m_left, a_left): (u32, u32),
+        mut f: impl FnMut(LiveTarget) -> bool,
+    ) -> bool {
         let t = tables();
         let (walks_max, owed_max, theirs_max) =
             (m_left + self.slack.0, a_left, a_left + self.slack.1);
@@ -893,7 +920,6 @@ impl HelpTargets {
                 },
             )
         };
-        out.clear();
         let Some((list, (ours_before, theirs_before))) = from else {
             for (i, target) in self.targets.iter().enumerate() {
                 let mut sums = (0, 0, 0);
@@ -909,11 +935,13 @@ impl HelpTargets {
                         Some(())
                     })
                 });
-                if all.is_some() {
-                    out.extend(kept(i as u16, sums));
+                if let Some(live) = all.and_then(|()| kept(i as u16, sums)) {
+                    if f(live) {
+                        return true;
+                    }
                 }
             }
-            return;
+            return false;
         };
         let (ours_moved, n_ours) = changed(ours_before, ours);
         let (theirs_moved, n_theirs) = changed(theirs_before, theirs);
@@ -937,10 +965,13 @@ impl HelpTargets {
                     Some(())
                 })
             });
-            if all.is_some() {
-                out.extend(kept(live.i, sums));
+            if let Some(live) = all.and_then(|()| kept(live.i, sums)) {
+                if f(live) {
+                    return true;
+                }
             }
         }
+        false
     }
 }
 
