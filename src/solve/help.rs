@@ -362,8 +362,9 @@ impl HelpSearch<'_> {
         // The moves searched: those not handed to other threads, after which some target
         // stays in reach (the others are not even played, nor looked up).
         let mut searched = [0u64; 4];
+        let mut quiet = [None; 64];
         for (index, mv) in moves.iter().enumerate() {
-            if !self.split.skips(ply, index) && self.keeps_targets(pos, mv, k, ply) {
+            if !self.split.skips(ply, index) && self.keeps_targets(pos, mv, (k, ply), &mut quiet) {
                 searched[index / 64] |= 1 << (index % 64);
                 let after = pos.play(mv);
                 if k > TT_MIN_PLIES {
@@ -437,16 +438,33 @@ impl HelpSearch<'_> {
 
     /// Whether some target kept at `ply` (`k` plies to go) stays in reach after `mv` (true
     /// without targets). A move after which none does is not played: its position would only
-    /// be cut, and the table would fill with such positions.
-    fn keeps_targets(&self, pos: &Position, mv: &Move, k: u32, ply: u32) -> bool {
+    /// be cut, and the table would fill with such positions. `quiet` keeps per square the
+    /// destinations of its man's quiet moves that do (`HelpTargets::quiet_destinations`).
+    fn keeps_targets(
+        &self,
+        pos: &Position,
+        mv: &Move,
+        (k, ply): (u32, u32),
+        quiet: &mut [Option<Option<u64>>; 64],
+    ) -> bool {
         let Some((targets, _, _)) = self.targets else {
             return true;
         };
         let at = ply as usize;
-        let before = &self.men[at];
+        let before = (self.live[at].as_slice(), &self.men[at]);
         let mover = pos.side_to_move();
-        let after = (before.0.after(mv, mover), before.1.after(mv, mover));
-        targets.any_in_reach((&self.live[at], before), &after, moves_left(k - 1))
+        let left = moves_left(k - 1);
+        if mv.kind() == MoveKind::Normal && !mv.is_capture() && mv.promotion().is_none() {
+            let from = mv.from().index();
+            let dests = *quiet[from]
+                .get_or_insert_with(|| targets.quiet_destinations(before, mover, from as u8, left));
+            if let Some(dests) = dests {
+                return dests >> mv.to().index() & 1 == 1;
+            }
+        }
+        let men = before.1;
+        let after = (men.0.after(mv, mover), men.1.after(mv, mover));
+        targets.any_in_reach(before, &after, left)
     }
 
     /// Whether the aim may still be reached in the `k` plies left (see `reach`).

@@ -37,7 +37,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::chess::{Color, Move, MoveKind, Position};
 
-use super::{bits, pawn_attacks, pinnable, ray_beyond, tables, targets, Army, Form, Tables, INF};
+use super::{
+    bits, pawn_attacks, pinnable, ray_beyond, tables, targets, within, Army, Form, Tables, INF,
+};
 use super::{MAX_MEN, OFFICERS};
 
 /// The sets of targets being listed: keyed by a few bytes each, hashed a million times a
@@ -898,6 +900,69 @@ impl HelpTargets {
         self.each_in_reach(Some(from), now, left, |_| true)
     }
 
+    /// The squares to which the man on `from` (of the side to move, `mover`) may move quietly
+    /// and keep some target of `list` in reach (as `any_in_reach` after each such move), found
+    /// in one pass over the targets for all its moves; `None` for a pawn, whose walks are not
+    /// the same both ways. `left`: the moves of each side after the move.
+    pub(in crate::solve) fn quiet_destinations(
+        &self,
+        (list, (ours, theirs)): (&[LiveTarget], &(Men, Men)),
+        mover: Color,
+        from: u8,
+        (m_left, a_left): (u32, u32),
+    ) -> Option<u64> {
+        let t = tables();
+        let (walks_max, owed_max, theirs_max) =
+            (m_left + self.slack.0, a_left, a_left + self.slack.1);
+        let ours_moves = mover == ours.color;
+        let men = if ours_moves { ours } else { theirs };
+        let j = (0..men.n).find(|&j| men.alive(j) && men.spots[j].sq == from)?;
+        let form = men.spots[j].form;
+        if form == Form::Pawn {
+            return None;
+        }
+        // Per number of moves to spare: the target squares already taken in.
+        let mut seen = [0u64; BUDGETS];
+        let mut dest = 0u64;
+        for live in list {
+            let (walks, owed, their_walks) =
+                (live.walks as u32, live.owed as u32, live.theirs as u32);
+            // A quiet move changes neither side's captures, nor the other side's walks.
+            if owed > owed_max || (ours_moves && their_walks > theirs_max) {
+                continue;
+            }
+            if !ours_moves && walks > walks_max {
+                continue;
+            }
+            let target = &self.targets[live.i as usize];
+            let (spot, sum, max) = if ours_moves {
+                (target.ours[j], walks, walks_max)
+            } else {
+                (target.theirs[j], their_walks, theirs_max)
+            };
+            if spot == FREE || (ours_moves && spot == CAPTURED) {
+                // Its part costs the same wherever it goes.
+                if sum <= max {
+                    return Some(u64::MAX);
+                }
+                continue;
+            }
+            // Its walk from its new square may take what the others leave of `max`.
+            let walk = cost(t, men.color.index(), men.spots[j], spot);
+            let Some(budget) = (max + walk).checked_sub(sum) else {
+                continue;
+            };
+            let budget = budget.min(BUDGETS as u32 - 1) as usize;
+            let bit = 1u64 << spot.sq;
+            if spot.form == form && seen[budget] & bit == 0 {
+                seen[budget] |= bit;
+                // Empty-board walks of officers and kings are the same both ways.
+                dest |= within(&t.dist[form as usize][spot.sq as usize], budget as u32);
+            }
+        }
+        Some(dest)
+    }
+
     /// Calls `f` with each target in reach (see `narrow`) until it returns true; whether it did.
     #[inline]
     fn each_in_reach(
@@ -974,6 +1039,9 @@ impl HelpTargets {
         false
     }
 }
+
+/// Budgets of moves `quiet_destinations` tells apart (more is as good as any).
+const BUDGETS: usize = 16;
 
 /// A help target still in reach: its index, and the moves its walks and the captures it owes
 /// take from the position it was kept at (`HelpTargets::narrow`).
@@ -1630,6 +1698,87 @@ mod tests {
             assert_help_targets_complete(pos, if walked { 4 } else { 2 }, true)
         });
         assert!(found > 100, "only {found} final positions found");
+    }
+
+    /// Checks `quiet_destinations` against `any_in_reach` for every quiet move from `pos`
+    /// (`plies` to go, targets `live` kept there with the men `men`), and again one ply on
+    /// after each move that keeps a target; how many moves it compared, and how many kept one.
+    fn assert_quiet_destinations(
+        targets: &HelpTargets,
+        pos: &Position,
+        (live, men): (&[LiveTarget], &(Men, Men)),
+        plies: u32,
+        deeper: bool,
+    ) -> (usize, usize) {
+        let left = |p: u32| (p / 2, p.div_ceil(2));
+        let mover = pos.side_to_move();
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        let (mut compared, mut kept) = (0, 0);
+        for mv in moves.iter() {
+            let next = (men.0.after(mv, mover), men.1.after(mv, mover));
+            let keeps = targets.any_in_reach((live, men), &next, left(plies - 1));
+            let quiet =
+                mv.kind() == MoveKind::Normal && !mv.is_capture() && mv.promotion().is_none();
+            let from = mv.from().index() as u8;
+            if let Some(dests) = quiet
+                .then(|| targets.quiet_destinations((live, men), mover, from, left(plies - 1)))
+                .flatten()
+            {
+                assert_eq!(
+                    dests >> mv.to().index() & 1 == 1,
+                    keeps,
+                    "{} {} with {plies} plies to go",
+                    pos.to_fen(),
+                    mv.uci()
+                );
+                compared += 1;
+                kept += keeps as usize;
+            }
+            if keeps && deeper {
+                let mut next_live = Vec::new();
+                targets.narrow(Some((live, men)), &next, left(plies - 1), &mut next_live);
+                let after = pos.play(mv);
+                let (c, k) = assert_quiet_destinations(
+                    targets,
+                    &after,
+                    (&next_live, &next),
+                    plies - 1,
+                    false,
+                );
+                compared += c;
+                kept += k;
+            }
+        }
+        (compared, kept)
+    }
+
+    /// The quiet moves' destinations found for a man at once keep a target in reach exactly
+    /// when the move, played, does (`any_in_reach` is the oracle), for both sides' men, in
+    /// help stalemates and mates.
+    #[test]
+    fn quiet_destinations_are_the_moves_keeping_a_target() {
+        let (mut compared, mut kept) = (0, 0);
+        over_test_positions(0x6c62_272e_07bb_0142, 3, |pos, walked| {
+            let plies = if walked { 6 } else { 4 };
+            for list in [HelpTargets::stalemate, HelpTargets::mate] {
+                let left = (plies / 2, plies / 2);
+                let Some((targets, ours, theirs)) = list(pos, pos.side_to_move(), left, 1) else {
+                    continue;
+                };
+                let men = (ours, theirs);
+                let mut live = Vec::new();
+                targets.narrow(None, &men, left, &mut live);
+                let (c, k) = assert_quiet_destinations(&targets, pos, (&live, &men), plies, true);
+                compared += c;
+                kept += k;
+            }
+            0
+        });
+        assert!(
+            compared > 1000 && kept > 100 && kept < compared,
+            "{compared} {kept}"
+        );
     }
 
     /// Castling moves two men at once; the targets allow for it. Brute force over positions
