@@ -75,6 +75,13 @@ impl Form {
 }
 
 type Grid = [[u8; 64]; 64];
+/// A row of distances as the squares within 0, 1, … `WIDEN_MAX` moves.
+type Levels = [u64; WIDEN_MAX as usize + 1];
+
+/// `row`'s squares within each number of moves up to `WIDEN_MAX`.
+fn levels(row: &[u8; 64]) -> Levels {
+    std::array::from_fn(|d| within(row, d as u32))
+}
 
 struct Tables {
     /// `[form][from][to]`: moves of a knight … king on an empty board (pawn slot unused).
@@ -82,6 +89,11 @@ struct Tables {
     /// `[color][from][form]` → `[to]`: moves of a pawn to stand on `to` as `form`
     /// (promoting on the way when `form` is an officer), capturing whenever it likes.
     pawn: Vec<[[[u8; 64]; 5]; 64]>,
+    /// `[color][from][form][d]`: the squares of `pawn`'s row within `d` moves (`within`),
+    /// for `d` up to `WIDEN_MAX`: `Man::dist_attacking` widens reach by them.
+    pawn_levels: Vec<[[Levels; 5]; 64]>,
+    /// `[form][from][d]`: the same of `dist`'s rows.
+    dist_levels: Vec<[Levels; 64]>,
     /// `[color][from][to]`: moves of a pawn to stand on `to` in any form.
     pawn_any: Vec<Grid>,
     /// `[color][from][to]`: moves of a pawn to capture on `to`: its last move a pawn's
@@ -483,12 +495,22 @@ fn tables() -> &'static Tables {
                 }
             }
         }
+        let pawn_levels = pawn
+            .iter()
+            .map(|rows| rows.map(|forms| forms.map(|row| levels(&row))))
+            .collect();
+        let dist_levels = dist
+            .iter()
+            .map(|rows| rows.map(|row| levels(&row)))
+            .collect();
         Tables {
             frozen,
             promoted,
             near,
             dist,
+            dist_levels,
             pawn,
+            pawn_levels,
             pawn_any,
             pawn_capture,
             officer,
@@ -669,18 +691,20 @@ impl Man {
             if cand == 0 {
                 continue;
             }
-            let row = match self.form {
-                Form::Pawn => Some(&t.pawn[self.color][self.sq][form as usize]),
+            let levels = match self.form {
+                Form::Pawn => Some(&t.pawn_levels[self.color][self.sq][form as usize]),
                 Form::King => None,
-                f if self.castle == 0 => Some(&t.dist[f as usize][self.sq]),
+                f if self.castle == 0 => Some(&t.dist_levels[f as usize][self.sq]),
                 _ => None,
             };
-            if let Some(row) = row.filter(|_| cap <= WIDEN_MAX) {
+            if let Some(levels) = levels.filter(|_| cap <= WIDEN_MAX) {
                 // Few moves are left where this is asked: widen the squares within reach a
                 // move at a time (a row at once) rather than look up every candidate.
-                let top = cap.min(best as u32);
-                if let Some(d) = (0..=top).find(|&d| within(row, d) & cand != 0) {
-                    best = d as u8;
+                let top = cap.min(best as u32) as usize;
+                if levels[top] & cand != 0 {
+                    if let Some(d) = (0..=top).find(|&d| levels[d] & cand != 0) {
+                        best = d as u8;
+                    }
                 }
             } else {
                 for a in bits(cand) {
