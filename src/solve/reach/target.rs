@@ -282,6 +282,30 @@ fn cost(t: &Tables, color: usize, now: Spot, target: Spot) -> u32 {
     }
 }
 
+/// The spots of `open` a man on `now` may stand on (in each form it may take) within
+/// `moves`, with the moves to each: one row of walks a form, not a look-up a square.
+fn spots_within(
+    t: &Tables,
+    color: usize,
+    now: Spot,
+    open: u64,
+    moves: u32,
+) -> impl Iterator<Item = (Spot, u32)> + '_ {
+    forms(now.form).iter().flat_map(move |&form| {
+        let walks = if now.form == Form::Pawn {
+            Some(&t.pawn[color][now.sq as usize][form as usize])
+        } else {
+            (now.form == form).then(|| &t.dist[form as usize][now.sq as usize])
+        };
+        walks.into_iter().flat_map(move |row| {
+            bits(open & within(row, moves)).map(move |sq| {
+                let spot = Spot { form, sq: sq as u8 };
+                (spot, row[sq] as u32)
+            })
+        })
+    })
+}
+
 /// The final positions a series help stalemate may end in (before the other side's move).
 pub(in crate::solve) struct Targets {
     color: usize,
@@ -604,10 +628,15 @@ impl<'a> Generator<'a> {
             return;
         };
         let allowed = if i == 0 { self.king_squares } else { !0 };
-        for sq in bits(allowed & !self.held) {
-            for &f in self.forms(i) {
-                self.place_in_time(i, f, sq, used);
-            }
+        let now = self.men.spots[i];
+        for (spot, c) in spots_within(
+            self.t,
+            self.color,
+            now,
+            allowed & !self.held,
+            self.moves - used,
+        ) {
+            self.place(i, spot, used + c);
         }
     }
 
@@ -1254,17 +1283,10 @@ impl HelpGen<'_> {
             self.captured &= !(1 << i);
         }
         let allowed = if king { self.king_squares } else { !0 };
-        for sq in bits(allowed & !(self.held | self.their_squares)) {
-            for &f in forms(self.ours.spots[i].form) {
-                let spot = Spot {
-                    form: f,
-                    sq: sq as u8,
-                };
-                let c = cost(self.t, color, self.ours.spots[i], spot);
-                if self.used + c <= self.m {
-                    self.place(i, spot, c);
-                }
-            }
+        let open = allowed & !(self.held | self.their_squares);
+        let now = self.ours.spots[i];
+        for (spot, c) in spots_within(self.t, color, now, open, self.m - self.used) {
+            self.place(i, spot, c);
         }
     }
 
