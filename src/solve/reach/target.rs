@@ -282,6 +282,16 @@ fn cost(t: &Tables, color: usize, now: Spot, target: Spot) -> u32 {
     }
 }
 
+/// The walks of a man on `now` to each square as `form` (`cost` to each), if it may take it.
+#[inline]
+fn walks(t: &Tables, color: usize, now: Spot, form: Form) -> Option<&[u8; 64]> {
+    if now.form == Form::Pawn {
+        Some(&t.pawn[color][now.sq as usize][form as usize])
+    } else {
+        (now.form == form).then(|| &t.dist[form as usize][now.sq as usize])
+    }
+}
+
 /// The spots of `open` a man on `now` may stand on (in each form it may take) within
 /// `moves`, with the moves to each: one row of walks a form, not a look-up a square.
 fn spots_within(
@@ -292,12 +302,7 @@ fn spots_within(
     moves: u32,
 ) -> impl Iterator<Item = (Spot, u32)> + '_ {
     forms(now.form).iter().flat_map(move |&form| {
-        let walks = if now.form == Form::Pawn {
-            Some(&t.pawn[color][now.sq as usize][form as usize])
-        } else {
-            (now.form == form).then(|| &t.dist[form as usize][now.sq as usize])
-        };
-        walks.into_iter().flat_map(move |row| {
+        walks(t, color, now, form).into_iter().flat_map(move |row| {
             bits(open & within(row, moves)).map(move |sq| {
                 let spot = Spot { form, sq: sq as u8 };
                 (spot, row[sq] as u32)
@@ -1169,6 +1174,14 @@ impl HelpGen<'_> {
         !self.overflow
     }
 
+    /// The squares the other side's man `g` may reach as `form` in the moves it has left
+    /// (where `place_theirs` may put it).
+    fn their_reach(&self, g: usize, form: Form) -> u64 {
+        let now = self.theirs.spots[g];
+        walks(self.t, self.theirs.color.index(), now, form)
+            .map_or(0, |row| within(row, self.a - self.their_used))
+    }
+
     /// Places the other side's man `g` on `spot` (charged), then goes on with `then`.
     fn place_theirs(&mut self, g: usize, spot: Spot, then: &mut dyn FnMut(&mut Self)) {
         let c = cost(
@@ -1213,7 +1226,8 @@ impl HelpGen<'_> {
                 if !fits(form) {
                     continue;
                 }
-                for d in bits(squares & !(self.held | self.their_squares)) {
+                let open = squares & !(self.held | self.their_squares) & self.their_reach(g, form);
+                for d in bits(open) {
                     self.place_theirs(g, Spot { form, sq: d as u8 }, then);
                     if self.overflow {
                         return;
@@ -1324,7 +1338,7 @@ impl HelpGen<'_> {
                 if form == Form::King {
                     continue;
                 }
-                let from = self.t.attackers[form as usize][color][k];
+                let from = self.t.attackers[form as usize][color][k] & self.their_reach(g, form);
                 for d in bits(from & !(self.held | self.their_squares)) {
                     let ring = self.t.ring[k];
                     self.place_theirs(g, Spot { form, sq: d as u8 }, &mut |s| s.flights(ring));
@@ -1348,7 +1362,7 @@ impl HelpGen<'_> {
         let rest = left & !(1 << f);
         let color = self.theirs.color;
         let attacked = (0..self.theirs.n)
-            .any(|g| self.their_placed[g].is_some_and(|s| attacks_empty(s, color, f)));
+            .any(|g| self.their_placed[g].is_some_and(|s| attacks_empty(self.t, s, color, f)));
         if attacked {
             self.flights(rest);
             return;
@@ -1368,7 +1382,9 @@ impl HelpGen<'_> {
                 continue;
             }
             for &form in forms(self.theirs.spots[g].form) {
-                let mut from = t.attackers[form as usize][color.index()][f] & !(1 << k);
+                let mut from = t.attackers[form as usize][color.index()][f]
+                    & !(1 << k)
+                    & self.their_reach(g, form);
                 if form == Form::King {
                     from &= !t.ring[k];
                 }
@@ -1459,12 +1475,13 @@ fn castling_slack(pos: &Position, color: Color) -> u32 {
 }
 
 /// Whether a man of `color` on `spot` attacks `f` on an empty board.
-fn attacks_empty(spot: Spot, color: Color, f: usize) -> bool {
+fn attacks_empty(t: &Tables, spot: Spot, color: Color, f: usize) -> bool {
     let sq = spot.sq as usize;
     let attacked = match spot.form {
         Form::Pawn => pawn_attacks(color, sq),
-        Form::King => tables().ring[sq],
-        form => targets(form, sq),
+        Form::King => t.ring[sq],
+        // The pieces' attacks as a table of the squares they come from.
+        form => return t.attackers[form as usize][color.index()][f] >> sq & 1 == 1,
     };
     attacked >> f & 1 == 1
 }
