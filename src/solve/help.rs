@@ -481,7 +481,7 @@ impl HelpSearch<'_> {
     /// positions at this depth have none. Help stalemates come here without targets only: the
     /// targets narrow before each last move.
     fn lines_in_two(&mut self, pos: &Position, key: u64, ply: u32, out: &mut Vec<SolutionNode>) {
-        let Some(enabling) = self.enabling_moves(pos) else {
+        let Some(enabling) = self.enabling_moves(pos, ply) else {
             self.halted = true;
             return;
         };
@@ -518,11 +518,31 @@ impl HelpSearch<'_> {
     /// The moves of `pos` after which the aim can be reached in one; `None` when the node
     /// budget ran out meanwhile. Mates: only the moves that may mate are tried
     /// (`has_mate_in_one`); stalemates: the moves proved hopeless are not even played
-    /// (`any_successor_stalemate_pair_candidate`).
-    fn enabling_moves(&self, pos: &Position) -> Option<Vec<MoveKey>> {
+    /// (`any_successor_stalemate_pair_candidate`); with targets, only the moves that keep
+    /// one in reach (`keeps_targets`).
+    fn enabling_moves(&self, pos: &Position, ply: u32) -> Option<Vec<MoveKey>> {
         let tally = &self.tally;
         let mut enabling = Vec::new();
         let stopped = match self.aim {
+            Aim::Mate if self.targets.is_some() => {
+                let mut moves = MoveList::new();
+                pos.legal_moves(&mut moves);
+                let mut quiet = [None; 64];
+                let kept = moves
+                    .iter()
+                    .filter(|mv| self.keeps_targets(pos, mv, (2, ply), &mut quiet));
+                let mut stopped = false;
+                for mv in kept {
+                    if tally.count(1) {
+                        stopped = true;
+                        break;
+                    }
+                    if pos.play(mv).has_mate_in_one() {
+                        enabling.push(mv.key());
+                    }
+                }
+                stopped
+            }
             Aim::Mate => pos.any_successor(|mv, after| {
                 if tally.count(1) {
                     return true;

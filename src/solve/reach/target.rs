@@ -95,11 +95,13 @@ const MAX_SERIES_STEPS: u64 = 1_500_000;
 /// saves 3 s of search).
 const MAX_HELP_STEPS: u64 = 8_000_000;
 /// Help play of at most this many plies is over soon: its listing is cut short sooner. Over
-/// the corpus's h#3 problems the targets pay up to about 4,000 of them, and cost above 5,000
-/// (each node narrows its list: intell#55b 0.24 s -> 0.58 s with 32,546 targets).
+/// the corpus's 109 h#3 problems the targets pay up to about 35,000 of them now that a move
+/// which keeps none in reach is not played (the mated side's last move included): intell#53a
+/// 0.44 -> 0.22 s with 23,379 targets, #99 0.31 -> 0.03 s; those that list more (#39, #95)
+/// lose the listing's 0.03-0.06 s.
 const SHORT_HELP_PLIES: u32 = 6;
-const MAX_SHORT_HELP_TARGETS: usize = 4_000;
-const MAX_SHORT_HELP_STEPS: u64 = 400_000;
+const MAX_SHORT_HELP_TARGETS: usize = 35_000;
+const MAX_SHORT_HELP_STEPS: u64 = 1_000_000;
 /// Each thread adds its steps to the count of all every this many.
 const STEPS_SHARED: u64 = 4_096;
 
