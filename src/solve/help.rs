@@ -296,6 +296,9 @@ struct HelpSearch<'a> {
     /// Per ply: both sides' men by identity, and the targets still in reach.
     men: Vec<(reach::Men, reach::Men)>,
     live: Vec<Vec<reach::LiveTarget>>,
+    /// The position (table key), plies to go and men the list one ply after the diagram was
+    /// narrowed for.
+    live_for: Option<(u64, u32, (reach::Men, reach::Men))>,
     /// The targets in reach from the diagram, for lines of the length kept with them: a search
     /// entered at the diagram or a ply after it (a unit of shared-out work) narrows them from
     /// here rather than costing every target anew.
@@ -329,7 +332,7 @@ impl HelpSearch<'_> {
                 }
             }
         }
-        if !self.targets_in_reach(k, ply) || !self.reachable(pos, k) {
+        if !self.targets_in_reach(k, ply, key) || !self.reachable(pos, k) {
             self.tt.store_no_solution(key, k);
             return Vec::new();
         }
@@ -412,11 +415,24 @@ impl HelpSearch<'_> {
 
     /// Narrows the targets to those in reach from the position at `ply` (`k` plies to go);
     /// false when none is.
-    fn targets_in_reach(&mut self, k: u32, ply: u32) -> bool {
+    fn targets_in_reach(&mut self, k: u32, ply: u32, key: u64) -> bool {
         let Some((targets, _, _)) = self.targets else {
             return true;
         };
         let at = ply as usize;
+        // What the list one ply after the diagram was kept for: shared-out units enter there
+        // again and again after the same first move, and its list is narrowed once.
+        let kept_for = (ply == 1 && key != 0).then(|| (key, k, self.men[at]));
+        let same = |(key0, k0, men0): &(u64, u32, (reach::Men, reach::Men))| {
+            let (key, k, men) = kept_for.as_ref().expect("a key");
+            key0 == key && k0 == k && men0.0.same(&men.0) && men0.1.same(&men.1)
+        };
+        if self.entry == ply && kept_for.is_some() && self.live_for.as_ref().is_some_and(same) {
+            return !self.live[at].is_empty();
+        }
+        if ply == 1 {
+            self.live_for = kept_for;
+        }
         if self.entry == ply {
             // Entered here (the diagram, or a ply after it): from the diagram's targets, kept
             // per length, as a target out of reach there stays so.
@@ -926,6 +942,7 @@ pub(crate) fn solve(
             live: targets
                 .as_ref()
                 .map_or_else(Vec::new, |_| vec![Vec::new(); slots]),
+            live_for: None,
             entry: 0,
             root_live: None,
         })
@@ -1132,6 +1149,7 @@ mod tests {
                             targets: None,
                             men: Vec::new(),
                             live: Vec::new(),
+                            live_for: None,
                             entry: 0,
                             root_live: None,
                         };

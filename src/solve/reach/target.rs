@@ -153,6 +153,13 @@ impl Men {
         }
     }
 
+    /// The same men on the same spots.
+    pub(in crate::solve) fn same(&self, other: &Men) -> bool {
+        self.n == other.n
+            && self.alive == other.alive
+            && self.spots[..self.n] == other.spots[..other.n]
+    }
+
     fn alive(&self, i: usize) -> bool {
         self.alive >> i & 1 == 1
     }
