@@ -146,6 +146,17 @@ impl SeriesSearch<'_> {
                 return Vec::new();
             }
         }
+        if self.end == SeriesEnd::SelfPlay {
+            // Every move of the other side must reach the aim: one that surely gives no check
+            // (for a mate), or one found not to reach it, ends it without building the list.
+            let reaches =
+                |p: &Position| (self.aim != Aim::Mate || p.is_check()) && aim_reached(self.aim, p);
+            if (self.aim == Aim::Mate && after.has_quiet_move())
+                || after.any_successor(|_, p| !reaches(p))
+            {
+                return Vec::new();
+            }
+        }
         let mut moves = MoveList::new();
         after.legal_moves(&mut moves);
         let mut out = Vec::new();
