@@ -268,6 +268,22 @@ pub(super) fn finish(
     )
 }
 
+/// The position (table key), plies to go and men a list of targets in reach was narrowed for.
+struct KeptFor {
+    key: u64,
+    k: u32,
+    men: (reach::Men, reach::Men),
+}
+
+impl KeptFor {
+    fn same(&self, other: &KeptFor) -> bool {
+        self.key == other.key
+            && self.k == other.k
+            && self.men.0.same(&other.men.0)
+            && self.men.1.same(&other.men.1)
+    }
+}
+
 /// One depth-first enumeration of help play lines (one per thread).
 struct HelpSearch<'a> {
     tt: &'a TranspositionTable,
@@ -296,9 +312,8 @@ struct HelpSearch<'a> {
     /// Per ply: both sides' men by identity, and the targets still in reach.
     men: Vec<(reach::Men, reach::Men)>,
     live: Vec<Vec<reach::LiveTarget>>,
-    /// The position (table key), plies to go and men the list one ply after the diagram was
-    /// narrowed for.
-    live_for: Option<(u64, u32, (reach::Men, reach::Men))>,
+    /// What the list one ply after the diagram was narrowed for.
+    live_for: Option<KeptFor>,
     /// The targets in reach from the diagram, for lines of the length kept with them: a search
     /// entered at the diagram or a ply after it (a unit of shared-out work) narrows them from
     /// here rather than costing every target anew.
@@ -420,17 +435,18 @@ impl HelpSearch<'_> {
             return true;
         };
         let at = ply as usize;
-        // What the list one ply after the diagram was kept for: shared-out units enter there
-        // again and again after the same first move, and its list is narrowed once.
-        let kept_for = (ply == 1 && key != 0).then(|| (key, k, self.men[at]));
-        let same = |(key0, k0, men0): &(u64, u32, (reach::Men, reach::Men))| {
-            let (key, k, men) = kept_for.as_ref().expect("a key");
-            key0 == key && k0 == k && men0.0.same(&men.0) && men0.1.same(&men.1)
-        };
-        if self.entry == ply && kept_for.is_some() && self.live_for.as_ref().is_some_and(same) {
-            return !self.live[at].is_empty();
-        }
         if ply == 1 {
+            // Shared-out units enter one ply after the diagram again and again after the same
+            // first move: its list is narrowed once.
+            let kept_for = (key != 0).then(|| KeptFor {
+                key,
+                k,
+                men: self.men[at],
+            });
+            let again = self.live_for.as_ref().zip(kept_for.as_ref());
+            if self.entry == ply && again.is_some_and(|(was, now)| was.same(now)) {
+                return !self.live[at].is_empty();
+            }
             self.live_for = kept_for;
         }
         if self.entry == ply {
