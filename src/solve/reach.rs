@@ -670,13 +670,9 @@ impl Man {
             return self.dist_attacking_one(t, targets.trailing_zeros() as usize, allowed);
         }
         let forms: &[Form] = match self.form {
-            Form::Pawn => &[
-                Form::Pawn,
-                Form::Knight,
-                Form::Bishop,
-                Form::Rook,
-                Form::Queen,
-            ],
+            // A promoted queen attacks from wherever a rook or bishop would, and gets anywhere
+            // as soon (`promotion_to_queen_dominates`): those two never do better.
+            Form::Pawn => &[Form::Pawn, Form::Knight, Form::Queen],
             Form::Knight => &[Form::Knight],
             Form::Bishop => &[Form::Bishop],
             Form::Rook => &[Form::Rook],
@@ -2681,6 +2677,32 @@ pub(super) mod tests {
             b(&["g3", "h3", "g4", "h4", "g5", "h5"])
         );
         assert_eq!(next_to(0), 0);
+    }
+
+    /// `Man::dist_attacking` leaves a pawn's promotion to rook or bishop out: a queen attacks
+    /// every square either attacks (from the same squares), and a pawn stands anywhere as a
+    /// queen in no more moves than as either.
+    #[test]
+    fn promotion_to_queen_dominates() {
+        let t = tables();
+        for c in 0..2 {
+            for s in 0..64 {
+                let (q, r, b) = (
+                    Form::Queen as usize,
+                    Form::Rook as usize,
+                    Form::Bishop as usize,
+                );
+                let attackers = &t.attackers;
+                assert_eq!(attackers[q][c][s], attackers[r][c][s] | attackers[b][c][s]);
+                for from in 0..64 {
+                    let walks = &t.pawn[c][from];
+                    assert!(
+                        walks[q][s] <= walks[r][s].min(walks[b][s]),
+                        "{c} {from} {s}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
