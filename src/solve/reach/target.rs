@@ -800,10 +800,25 @@ const CAPTURED: Spot = Spot {
 /// captured), the men of the other side its stalemate uses on theirs (the rest free). In a
 /// help mate only the mated king and the men that block its flights are placed, the rest of
 /// its side free too.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 struct HelpTarget {
     ours: [Spot; MAX_MEN],
     theirs: [Spot; MAX_MEN],
+}
+
+// Hashed four spots to a word: a listing hashes every target it finds (the derived hash takes
+// each of its 64 bytes one by one).
+impl std::hash::Hash for HelpTarget {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        for spots in [&self.ours, &self.theirs] {
+            for four in spots.chunks_exact(4) {
+                let word = four
+                    .iter()
+                    .fold(0u64, |w, s| w << 16 | (s.form as u64) << 8 | s.sq as u64);
+                h.write_u64(word);
+            }
+        }
+    }
 }
 
 /// The final positions a help stalemate may end in (see the module's doc for series play):
