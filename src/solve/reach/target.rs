@@ -1276,6 +1276,27 @@ impl HelpGen<'_> {
             return;
         }
         let color = self.ours.color.index();
+        if open & (open - 1) != 0 {
+            // Each square still to hold needs a man of its own: the nearest's moves at least.
+            let t = self.t;
+            let mut least = 0;
+            for q in bits(open) {
+                let nearest = free
+                    .iter()
+                    .map(|&i| self.ours.spots[i])
+                    .filter(|now| now.form != Form::King)
+                    .map(|now| match now.form {
+                        Form::Pawn => t.pawn_any[color][now.sq as usize][q],
+                        form => t.dist[form as usize][now.sq as usize][q],
+                    } as u32)
+                    .min()
+                    .unwrap_or(INF as u32);
+                least += nearest;
+                if self.used + least > self.m {
+                    return;
+                }
+            }
+        }
         if let Some(q) = bits(open).next() {
             for &i in free {
                 if self.ours.spots[i].form == Form::King {
