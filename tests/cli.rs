@@ -163,8 +163,8 @@ fn agree_py_reports_every_core_problem_agreeing() {
     agree_py("default", |id| common::tier(id) == common::Tier::Default);
 }
 
-/// The same through agree.py for the problems of tests/slow_problems.txt: 10-20 s each on two
-/// threads.
+/// The same through agree.py for the problems of tests/slow_problems.txt: about 20 s each on
+/// two threads.
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release-mode test: cargo test --release")]
 fn agree_py_on_the_slow_problems() {
