@@ -271,7 +271,7 @@ fn help_and_series_play_agree_with_popeye() {
     check(Tier::Default);
 }
 
-/// The problems of tests/slow_problems.txt through the library (10-40 s each). CI
+/// The problems of tests/slow_problems.txt through the library (about 20 s each). CI
 /// checks the same problems through agree.py and the CLI (tests/cli.rs), so this one is run by
 /// hand, e.g. with STIPULA_ONLY=… to look at one problem: cargo test --release -- --ignored
 #[test]
