@@ -1522,13 +1522,12 @@ fn castling_slack(pos: &Position, color: Color) -> u32 {
 /// Whether a man of `color` on `spot` attacks `f` on an empty board.
 fn attacks_empty(t: &Tables, spot: Spot, color: Color, f: usize) -> bool {
     let sq = spot.sq as usize;
-    let attacked = match spot.form {
-        Form::Pawn => pawn_attacks(color, sq),
-        Form::King => t.ring[sq],
-        // The pieces' attacks as a table of the squares they come from.
-        form => return t.attackers[form as usize][color.index()][f] >> sq & 1 == 1,
-    };
-    attacked >> f & 1 == 1
+    match spot.form {
+        Form::Pawn => pawn_attacks(color, sq) >> f & 1 == 1,
+        Form::King => t.ring[sq] >> f & 1 == 1,
+        // A piece: the squares it attacks `f` from, as a table (no moves generated).
+        form => t.attackers[form as usize][color.index()][f] >> sq & 1 == 1,
+    }
 }
 
 /// Runs an enumeration of targets on `threads` threads (at most 8), one made by `make` each:
