@@ -301,6 +301,29 @@ fn walks(t: &Tables, color: usize, now: Spot, form: Form) -> Option<&[u8; 64]> {
     }
 }
 
+/// Whether the squares of `open`, each held by a man of its own, may be held in `moves`: the
+/// nearest of the men on `free` to each (in any form) walks there within them all told.
+fn may_hold(
+    t: &Tables,
+    color: usize,
+    free: impl Iterator<Item = Spot> + Clone,
+    open: u64,
+    moves: u32,
+) -> bool {
+    let mut least = 0;
+    for q in bits(open) {
+        let walk = |now: Spot| match now.form {
+            Form::Pawn => t.pawn_any[color][now.sq as usize][q],
+            form => t.dist[form as usize][now.sq as usize][q],
+        };
+        least += free.clone().map(walk).min().unwrap_or(INF) as u32;
+        if least > moves {
+            return false;
+        }
+    }
+    true
+}
+
 /// The spots of `open` a man on `now` may stand on (in each form it may take) within
 /// `moves`, with the moves to each: one row of walks a form, not a look-up a square.
 fn spots_within(
@@ -610,18 +633,9 @@ impl<'a> Generator<'a> {
         if open.count_ones() as usize > free.len() {
             return;
         }
-        // Each square still to hold needs a man of its own: the nearest's moves at least.
-        let mut least = 0;
-        for q in bits(open) {
-            let nearest = self
-                .ways(free)
-                .map(|(i, f)| self.cost(i, f, q))
-                .min()
-                .unwrap_or(INF as u32);
-            least += nearest;
-            if used + least > self.moves {
-                return;
-            }
+        let free_spots = free.iter().map(|&i| self.men.spots[i]);
+        if !may_hold(self.t, self.color, free_spots, open, self.moves - used) {
+            return;
         }
         // The square fewest men can get to in time first.
         let candidates = |q: usize| {
@@ -1276,26 +1290,14 @@ impl HelpGen<'_> {
             return;
         }
         let color = self.ours.color.index();
-        if open & (open - 1) != 0 {
-            // Each square still to hold needs a man of its own: the nearest's moves at least.
-            let t = self.t;
-            let mut least = 0;
-            for q in bits(open) {
-                let nearest = free
-                    .iter()
-                    .map(|&i| self.ours.spots[i])
-                    .filter(|now| now.form != Form::King)
-                    .map(|now| match now.form {
-                        Form::Pawn => t.pawn_any[color][now.sq as usize][q],
-                        form => t.dist[form as usize][now.sq as usize][q],
-                    } as u32)
-                    .min()
-                    .unwrap_or(INF as u32);
-                least += nearest;
-                if self.used + least > self.m {
-                    return;
-                }
-            }
+        let free_spots = free
+            .iter()
+            .map(|&i| self.ours.spots[i])
+            .filter(|now| now.form != Form::King);
+        // (One square: the placements below ask it exactly.)
+        if open & (open - 1) != 0 && !may_hold(self.t, color, free_spots, open, self.m - self.used)
+        {
+            return;
         }
         if let Some(q) = bits(open).next() {
             for &i in free {
