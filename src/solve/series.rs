@@ -94,9 +94,12 @@ fn can_reach_aim_in_one(aim: Aim, pos: &Position) -> bool {
 /// True when the side to move in `pos` has moves and every one of them makes the opponent
 /// suffer the aim (the end of a self stipulation: it is forced to mate).
 fn forced_to_reach_aim(aim: Aim, pos: &Position) -> bool {
-    let mut moves = MoveList::new();
-    pos.legal_moves(&mut moves);
-    !moves.is_empty() && moves.iter().all(|mv| aim_reached(aim, &pos.play(mv)))
+    // On bitboards, no move list built: for a mate, a move that surely gives no check
+    // refutes it without playing anything.
+    if aim == Aim::Mate && pos.has_quiet_move() {
+        return false;
+    }
+    pos.has_legal_move() && !pos.any_successor(|_, p| !aim_reached(aim, p))
 }
 
 /// One depth-first enumeration of series (one per thread).
@@ -146,16 +149,9 @@ impl SeriesSearch<'_> {
                 return Vec::new();
             }
         }
-        if self.end == SeriesEnd::SelfPlay {
-            // Every move of the other side must reach the aim: one that surely gives no check
-            // (for a mate), or one found not to reach it, ends it without building the list.
-            let reaches =
-                |p: &Position| (self.aim != Aim::Mate || p.is_check()) && aim_reached(self.aim, p);
-            if (self.aim == Aim::Mate && after.has_quiet_move())
-                || after.any_successor(|_, p| !reaches(p))
-            {
-                return Vec::new();
-            }
+        // Self-play: the list is built only once every move of the other side reaches it.
+        if self.end == SeriesEnd::SelfPlay && !forced_to_reach_aim(self.aim, after) {
+            return Vec::new();
         }
         let mut moves = MoveList::new();
         after.legal_moves(&mut moves);
