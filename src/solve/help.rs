@@ -513,10 +513,12 @@ impl HelpSearch<'_> {
     /// positions at this depth have none. Help stalemates come here without targets only: the
     /// targets narrow before each last move.
     fn lines_in_two(&mut self, pos: &Position, key: u64, ply: u32, out: &mut Vec<SolutionNode>) {
-        let Some(enabling) = self.enabling_moves(pos, ply) else {
+        let Some((enabling, played)) = self.enabling_moves(pos, ply) else {
             self.halted = true;
             return;
         };
+        // The moves played are this position's work, against which the bound's cost is weighed.
+        self.bound.worked(played);
         if !enabling.is_empty() {
             let (number, dots) = self.numbering.at(ply);
             let (last_number, last_dots) = self.numbering.at(ply + 1);
@@ -551,10 +553,11 @@ impl HelpSearch<'_> {
     /// budget ran out meanwhile. Mates: only the moves that may mate are tried
     /// (`has_mate_in_one`); stalemates: the moves proved hopeless are not even played
     /// (`any_successor_stalemate_pair_candidate`); with targets, only the moves that keep
-    /// one in reach (`keeps_targets`).
-    fn enabling_moves(&self, pos: &Position, ply: u32) -> Option<Vec<MoveKey>> {
+    /// one in reach (`keeps_targets`). With them, how many moves were played.
+    fn enabling_moves(&self, pos: &Position, ply: u32) -> Option<(Vec<MoveKey>, u64)> {
         let tally = &self.tally;
         let mut enabling = Vec::new();
+        let mut played = 0u64;
         let stopped = match self.aim {
             Aim::Mate if self.targets.is_some() => {
                 let mut moves = MoveList::new();
@@ -565,6 +568,7 @@ impl HelpSearch<'_> {
                     .filter(|mv| self.keeps_targets(pos, mv, (2, ply), &mut quiet));
                 let mut stopped = false;
                 for mv in kept {
+                    played += 1;
                     if tally.count(1) {
                         stopped = true;
                         break;
@@ -576,6 +580,7 @@ impl HelpSearch<'_> {
                 stopped
             }
             Aim::Mate => pos.any_successor(|mv, after| {
+                played += 1;
                 if tally.count(1) {
                     return true;
                 }
@@ -585,12 +590,13 @@ impl HelpSearch<'_> {
                 false
             }),
             Aim::Stalemate => pos.any_successor_stalemate_pair_candidate(|mv, after| {
-                let mut played = 1;
+                let mut pair = 1;
                 let stalemate = after.any_successor_stalemate_candidate(|_, last| {
-                    played += 1;
+                    pair += 1;
                     last.is_stalemate()
                 });
-                if tally.count(played) {
+                played += pair;
+                if tally.count(pair) {
                     return true;
                 }
                 if stalemate {
@@ -599,7 +605,7 @@ impl HelpSearch<'_> {
                 false
             }),
         };
-        (!stopped).then_some(enabling)
+        (!stopped).then_some((enabling, played))
     }
 
     /// The side to move's mates in one from `pos`, as nodes. The mates are found on bitboards
@@ -948,7 +954,8 @@ pub(crate) fn solve(
             halted: false,
             progress: false,
             afters: Afters::default(),
-            bound: reach::Bound::help(),
+            // The mate targets cut nearly all the bound would two plies before the end.
+            bound: reach::Bound::help(targets.is_some() && stip.aim == Aim::Mate),
             targets: targets
                 .as_ref()
                 .map(|(t, ours, theirs)| (t, *ours, *theirs)),
@@ -992,6 +999,7 @@ pub(crate) fn solve(
                 search.numbering = Numbering::new(set_pos.side_to_move());
                 // The targets are those of the play from the diagram.
                 search.targets = None;
+                search.bound = reach::Bound::help(false);
             }
             let set_min = if stip.half { 2 } else { 1 };
             set_play = all_lengths(
@@ -1161,7 +1169,7 @@ mod tests {
                             halted: false,
                             progress: false,
                             afters: Afters::default(),
-                            bound: reach::Bound::help(),
+                            bound: reach::Bound::help(false),
                             targets: None,
                             men: Vec::new(),
                             live: Vec::new(),
