@@ -280,7 +280,7 @@ fn men_where(n: usize, pick: impl Fn(usize) -> bool) -> ([usize; MAX_MEN], usize
 }
 
 /// The moves for a man on `now` to stand on `target` (as its form), on an empty board.
-#[inline]
+#[inline(always)]
 fn cost(t: &Tables, color: usize, now: Spot, target: Spot) -> u32 {
     if now.form == Form::Pawn {
         t.pawn[color][now.sq as usize][target.form as usize][target.sq as usize] as u32
@@ -1155,12 +1155,26 @@ fn their_part(t: &Tables, men: &Men, j: usize, s: Spot) -> Option<u32> {
     }
 }
 
-/// The men that stand elsewhere, or were captured, in `now` against `before`.
+/// The men that stand elsewhere, or were captured, in `now` against `before`, and how many.
+/// Asked for every move tried against the targets: the spots are compared all at once, not
+/// man by man with a branch each.
 #[inline]
 fn changed(before: &Men, now: &Men) -> ([usize; MAX_MEN], usize) {
-    men_where(now.n, |j| {
-        before.spots[j] != now.spots[j] || before.alive(j) != now.alive(j)
-    })
+    let word = |s: &Spot| (s.form as u16) << 8 | s.sq as u16;
+    let (a, b) = (before.spots.map(|s| word(&s)), now.spots.map(|s| word(&s)));
+    let mut moved = (before.alive ^ now.alive) as u32;
+    for j in 0..MAX_MEN {
+        moved |= ((a[j] != b[j]) as u32) << j;
+    }
+    moved &= (1u32 << now.n) - 1;
+    let mut picked = [0usize; MAX_MEN];
+    let mut count = 0;
+    while moved != 0 {
+        picked[count] = moved.trailing_zeros() as usize;
+        count += 1;
+        moved &= moved - 1;
+    }
+    (picked, count)
 }
 
 /// The enumeration of help-play targets.
