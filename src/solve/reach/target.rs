@@ -1082,6 +1082,17 @@ impl HelpTargets {
         };
         let (ours_moved, n_ours) = changed(ours_before, ours);
         let (theirs_moved, n_theirs) = changed(theirs_before, theirs);
+        if n_ours + n_theirs == 1 {
+            let mine = n_ours == 1;
+            let (j, before, now) = if mine {
+                (ours_moved[0], ours_before, ours)
+            } else {
+                (theirs_moved[0], theirs_before, theirs)
+            };
+            if let Some(found) = self.one_moved(list, (mine, j), (before, now), &kept, &mut f) {
+                return found;
+            }
+        }
         for live in list {
             let target = &self.targets[live.i as usize];
             let mut sums = (live.walks as u32, live.owed as u32, live.theirs as u32);
@@ -1109,6 +1120,71 @@ impl HelpTargets {
             }
         }
         false
+    }
+}
+
+impl HelpTargets {
+    /// `each_in_reach` when one man has moved, man `j` of the stalemated side (`mine`) or
+    /// of the other, and still stands: the common case, a move that captures nothing. Its
+    /// walks before and now are read off two rows looked up once, not costed per target.
+    /// `None` for a promotion, which changes the rows.
+    #[inline(always)]
+    fn one_moved(
+        &self,
+        list: &[LiveTarget],
+        (mine, j): (bool, usize),
+        (before, now): (&Men, &Men),
+        kept: &impl Fn(u16, (u32, u32, u32)) -> Option<LiveTarget>,
+        f: &mut impl FnMut(LiveTarget) -> bool,
+    ) -> Option<bool> {
+        let t = tables();
+        let (was, is) = (before.spots[j], now.spots[j]);
+        if !before.alive(j) || !now.alive(j) || was.form != is.form {
+            return None;
+        }
+        let color = now.color.index();
+        // The walk before and now to the man's spot in a target, `None` when now out of
+        // reach. In reach before, so its form is one the man may take.
+        let walks = |s: Spot| -> Option<(u32, u32)> {
+            let (a, b) = if is.form == Form::Pawn {
+                (
+                    t.pawn[color][is.sq as usize][s.form as usize][s.sq as usize],
+                    t.pawn[color][was.sq as usize][s.form as usize][s.sq as usize],
+                )
+            } else {
+                (
+                    t.dist[is.form as usize][is.sq as usize][s.sq as usize],
+                    t.dist[is.form as usize][was.sq as usize][s.sq as usize],
+                )
+            };
+            (a != INF).then_some((a as u32, b as u32))
+        };
+        for live in list {
+            let target = &self.targets[live.i as usize];
+            let s = if mine {
+                target.ours[j]
+            } else {
+                target.theirs[j]
+            };
+            let mut sums = (live.walks as u32, live.owed as u32, live.theirs as u32);
+            // Free or captured (the man stands, so it owes the same capture): unchanged.
+            if s.sq != u8::MAX {
+                let Some((a, b)) = walks(s) else {
+                    continue;
+                };
+                if mine {
+                    sums.0 = sums.0 + a - b;
+                } else {
+                    sums.2 = sums.2 + a - b;
+                }
+            }
+            if let Some(live) = kept(live.i, sums) {
+                if f(live) {
+                    return Some(true);
+                }
+            }
+        }
+        Some(false)
     }
 }
 
