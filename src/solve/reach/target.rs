@@ -1080,14 +1080,18 @@ impl HelpTargets {
             }
             return false;
         };
-        let (ours_moved, n_ours) = changed(ours_before, ours);
-        let (theirs_moved, n_theirs) = changed(theirs_before, theirs);
-        if n_ours + n_theirs == 1 {
-            let mine = n_ours == 1;
+        let (ours_moved, theirs_moved) =
+            (changed(ours_before, ours), changed(theirs_before, theirs));
+        if (ours_moved | theirs_moved).count_ones() == 1 {
+            let mine = ours_moved != 0;
             let (j, before, now) = if mine {
-                (ours_moved[0], ours_before, ours)
+                (ours_moved.trailing_zeros() as usize, ours_before, ours)
             } else {
-                (theirs_moved[0], theirs_before, theirs)
+                (
+                    theirs_moved.trailing_zeros() as usize,
+                    theirs_before,
+                    theirs,
+                )
             };
             if let Some(found) = self.one_moved(list, (mine, j), (before, now), &kept, &mut f) {
                 return found;
@@ -1096,7 +1100,7 @@ impl HelpTargets {
         for live in list {
             let target = &self.targets[live.i as usize];
             let mut sums = (live.walks as u32, live.owed as u32, live.theirs as u32);
-            let all = ours_moved[..n_ours].iter().try_for_each(|&j| {
+            let all = men_in(ours_moved).try_for_each(|j| {
                 let s = target.ours[j];
                 let (w, o) = our_part(t, ours, j, s)?;
                 // In reach before, so finite then.
@@ -1106,7 +1110,7 @@ impl HelpTargets {
                 Some(())
             });
             let all = all.and_then(|()| {
-                theirs_moved[..n_theirs].iter().try_for_each(|&j| {
+                men_in(theirs_moved).try_for_each(|j| {
                     let s = target.theirs[j];
                     sums.2 =
                         sums.2 + their_part(t, theirs, j, s)? - their_part(t, theirs_before, j, s)?;
@@ -1231,26 +1235,28 @@ fn their_part(t: &Tables, men: &Men, j: usize, s: Spot) -> Option<u32> {
     }
 }
 
-/// The men that stand elsewhere, or were captured, in `now` against `before`, and how many.
-/// Asked for every move tried against the targets: the spots are compared all at once, not
-/// man by man with a branch each.
+/// The men that stand elsewhere, or were captured, in `now` against `before` (bit `j` for
+/// man `j`). Asked for every move tried against the targets: the spots are compared all at
+/// once, not man by man with a branch each.
 #[inline]
-fn changed(before: &Men, now: &Men) -> ([usize; MAX_MEN], usize) {
+fn changed(before: &Men, now: &Men) -> u32 {
     let word = |s: &Spot| (s.form as u16) << 8 | s.sq as u16;
     let (a, b) = (before.spots.map(|s| word(&s)), now.spots.map(|s| word(&s)));
     let mut moved = (before.alive ^ now.alive) as u32;
     for j in 0..MAX_MEN {
         moved |= ((a[j] != b[j]) as u32) << j;
     }
-    moved &= (1u32 << now.n) - 1;
-    let mut picked = [0usize; MAX_MEN];
-    let mut count = 0;
-    while moved != 0 {
-        picked[count] = moved.trailing_zeros() as usize;
-        count += 1;
-        moved &= moved - 1;
-    }
-    (picked, count)
+    moved & ((1u32 << now.n) - 1)
+}
+
+/// The men of the bits of `men`, lowest first.
+#[inline]
+fn men_in(mut men: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let j = men.trailing_zeros() as usize;
+        men &= men.wrapping_sub(1);
+        (j < 32).then_some(j)
+    })
 }
 
 /// The enumeration of help-play targets.
