@@ -890,7 +890,7 @@ impl HelpTargets {
             (MAX_TARGETS, MAX_HELP_STEPS)
         };
         // The king's squares are handed out one by one, as in series play.
-        let spent = AtomicU64::new(0);
+        let (spent, found) = (AtomicU64::new(0), AtomicU64::new(0));
         let make = || HelpGen {
             t: tables(),
             ours: &ours,
@@ -911,7 +911,8 @@ impl HelpTargets {
             king: 0,
             king_squares: 0,
             steps: 0,
-            spent: &spent,
+            spent: (&spent, &found),
+            reported: 0,
             max,
             overflow: false,
             out: TargetSet::default(),
@@ -1286,8 +1287,10 @@ struct HelpGen<'a> {
     /// The squares the king may be given (the one handed to this thread).
     king_squares: u64,
     steps: u64,
-    /// The steps of all threads, added to every `STEPS_SHARED` steps.
-    spent: &'a AtomicU64,
+    /// The steps and targets of all threads, added to every `STEPS_SHARED` steps, and the
+    /// targets of this thread added so far.
+    spent: (&'a AtomicU64, &'a AtomicU64),
+    reported: usize,
     /// At most this many targets, and this many steps of all threads.
     max: (usize, u64),
     overflow: bool,
@@ -1297,10 +1300,17 @@ struct HelpGen<'a> {
 impl HelpGen<'_> {
     fn tick(&mut self) -> bool {
         self.steps += 1;
-        if self.steps.is_multiple_of(STEPS_SHARED)
-            && self.spent.fetch_add(STEPS_SHARED, Ordering::Relaxed) + STEPS_SHARED > self.max.1
-        {
-            self.overflow = true;
+        if self.steps.is_multiple_of(STEPS_SHARED) {
+            let (steps, found) = self.spent;
+            if steps.fetch_add(STEPS_SHARED, Ordering::Relaxed) + STEPS_SHARED > self.max.1 {
+                self.overflow = true;
+            }
+            // Threads list distinct targets (their king squares differ): their counts add up.
+            let new = (self.out.len() - self.reported) as u64;
+            self.reported = self.out.len();
+            if found.fetch_add(new, Ordering::Relaxed) + new > self.max.0 as u64 {
+                self.overflow = true;
+            }
         }
         if self.out.len() > self.max.0 {
             self.overflow = true;
