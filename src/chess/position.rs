@@ -557,15 +557,22 @@ impl Position {
             }),
             us,
         };
-        for f in get_king_moves(their_king) & !b.colors(!us) {
-            let attackers = (get_pawn_attacks(f, !us) & b.pieces(Piece::Pawn))
-                | (get_knight_moves(f) & b.pieces(Piece::Knight))
-                | (get_king_moves(f) & b.pieces(Piece::King))
-                | (get_bishop_moves(f, occupied) & diagonal)
-                | (get_rook_moves(f, occupied) & orthogonal);
-            if !(attackers & ours).is_empty() {
-                continue;
-            }
+        // Everything our men attack, their king left off the board (a king fleeing along a
+        // line stays on it): one lookup per man, not five per flight.
+        let mut attacked = get_king_moves(b.king(us));
+        for s in ours & b.pieces(Piece::Pawn) {
+            attacked |= get_pawn_attacks(s, us);
+        }
+        for s in ours & b.pieces(Piece::Knight) {
+            attacked |= get_knight_moves(s);
+        }
+        for s in diagonal {
+            attacked |= get_bishop_moves(s, occupied);
+        }
+        for s in orthogonal {
+            attacked |= get_rook_moves(s, occupied);
+        }
+        for f in get_king_moves(their_king) & !b.colors(!us) & !attacked {
             let mut uncover = BitBoard::EMPTY;
             for s in (get_bishop_rays(f) & diagonal) | (get_rook_rays(f) & orthogonal) {
                 uncover |= get_between_rays(f, s);
