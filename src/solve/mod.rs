@@ -107,6 +107,10 @@ pub struct Solver {
 
 impl Solver {
     pub fn new(tt_entries: usize) -> Solver {
+        // The distance tables the bounds read take a few milliseconds to build: built with
+        // the solver rather than inside its first solve (and on one thread, not raced for by
+        // the threads of a shared-out search).
+        reach::prepare();
         Solver {
             tt: Arc::new(TranspositionTable::new(tt_entries)),
         }

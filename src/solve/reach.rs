@@ -305,6 +305,11 @@ fn pawn_bfs(color: Color, from: usize) -> [[u8; 64]; 5] {
     d
 }
 
+/// Builds the tables now if not yet built.
+pub(in crate::solve) fn prepare() {
+    tables();
+}
+
 fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
