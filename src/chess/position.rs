@@ -367,11 +367,11 @@ impl Position {
         }
     }
 
-    fn classify(&self, raw: cozy_chess::Move, piece: Piece) -> Move {
-        let stm = self.board.side_to_move();
+    /// `ours`: the side to move's men (asked once per move list, not per move).
+    #[inline]
+    fn classify(&self, raw: cozy_chess::Move, piece: Piece, ours: cozy_chess::BitBoard) -> Move {
         let role = Role::from_cozy(piece);
-        let to_color = self.board.color_on(raw.to);
-        if piece == Piece::King && to_color == Some(stm) {
+        if piece == Piece::King && ours.has(raw.to) {
             let kind = if raw.to.file() > raw.from.file() {
                 MoveKind::CastleShort
             } else {
@@ -379,7 +379,12 @@ impl Position {
             };
             return Move::new(raw, role, None, kind);
         }
-        let capture = self.board.piece_on(raw.to).map(Role::from_cozy);
+        // Only a capture's destination is occupied: the piece is looked up only then.
+        let capture = if self.board.occupied().has(raw.to) {
+            self.board.piece_on(raw.to).map(Role::from_cozy)
+        } else {
+            None
+        };
         if piece == Piece::Pawn {
             let df = raw.from.file() as i8 - raw.to.file() as i8;
             let dr = (raw.from.rank() as i8 - raw.to.rank() as i8).abs();
@@ -396,9 +401,10 @@ impl Position {
     /// All legal moves, appended to `out` (cleared first).
     pub fn legal_moves(&self, out: &mut MoveList) {
         out.clear();
+        let ours = self.board.colors(self.board.side_to_move());
         self.board.generate_moves(|pm| {
             for raw in pm {
-                out.push(self.classify(raw, pm.piece));
+                out.push(self.classify(raw, pm.piece, ours));
             }
             false
         });
