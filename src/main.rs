@@ -117,6 +117,25 @@ enum Command {
     },
 }
 
+/// A closed pipe ends the program quietly, as it does other command-line tools: Rust's
+/// runtime ignores SIGPIPE, and the next print to `stipula bench | head` would panic. Not for
+/// the server, whose writes to a client gone away must fail, not end it.
+#[cfg(unix)]
+fn quiet_on_closed_pipe() {
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    const SIGPIPE: i32 = 13;
+    const SIG_DFL: usize = 0;
+    // SAFETY: restores the default action of one signal; no handler of ours is involved.
+    unsafe {
+        signal(SIGPIPE, SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn quiet_on_closed_pipe() {}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -128,6 +147,9 @@ fn main() -> ExitCode {
         .with_ansi(std::io::stderr().is_terminal())
         .init();
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Serve { .. }) {
+        quiet_on_closed_pipe();
+    }
     match cli.command {
         Command::Serve {
             addr,
