@@ -1587,6 +1587,7 @@ impl HelpGen<'_> {
         deeper(self, -1);
     }
 
+    /// `flights(left)` itself: the first flight of `left`, then the rest.
     fn deal_flights(&mut self, left: u64) {
         let Some(f) = bits(left).next() else {
             self.next();
