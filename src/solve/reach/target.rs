@@ -1156,9 +1156,9 @@ impl HelpTargets {
 
 impl HelpTargets {
     /// `each_in_reach` when one man has moved, man `j` of the stalemated side (`mine`) or
-    /// of the other, and still stands: the common case, a move that captures nothing. Its
-    /// walks before and now are read off two rows looked up once, not costed per target.
-    /// `None` for a promotion, which changes the rows.
+    /// of the other, and still stands: the common case, a move that captures nothing. Only
+    /// its walks are costed again, without `each_in_reach`'s general case per target.
+    /// `None` for a promotion (its walks change form).
     #[inline(always)]
     fn one_moved(
         &self,
@@ -1174,21 +1174,11 @@ impl HelpTargets {
             return None;
         }
         let color = now.color.index();
-        // The walk before and now to the man's spot in a target, `None` when now out of
+        // The walk now and before to the man's spot in a target, `None` when now out of
         // reach. In reach before, so its form is one the man may take.
         let walks = |s: Spot| -> Option<(u32, u32)> {
-            let (a, b) = if is.form == Form::Pawn {
-                (
-                    t.pawn[color][is.sq as usize][s.form as usize][s.sq as usize],
-                    t.pawn[color][was.sq as usize][s.form as usize][s.sq as usize],
-                )
-            } else {
-                (
-                    t.dist[is.form as usize][is.sq as usize][s.sq as usize],
-                    t.dist[is.form as usize][was.sq as usize][s.sq as usize],
-                )
-            };
-            (a != INF).then_some((a as u32, b as u32))
+            let a = cost(t, color, is, s);
+            (a < INF as u32).then(|| (a, cost(t, color, was, s)))
         };
         for live in list {
             let target = &self.targets[live.i as usize];
