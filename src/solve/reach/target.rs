@@ -1567,14 +1567,13 @@ impl HelpGen<'_> {
 
     /// `flights(rest)` one flight further on.
     fn further(&mut self, rest: u64) {
-        let deeper = |s: &mut Self, by: i32| {
-            if let Some(u) = s.units.as_mut() {
-                u.dealt = u.dealt.wrapping_add_signed(by);
-            }
-        };
-        deeper(self, 1);
+        if let Some(u) = self.units.as_mut() {
+            u.dealt += 1;
+        }
         self.flights(rest);
-        deeper(self, -1);
+        if let Some(u) = self.units.as_mut() {
+            u.dealt -= 1;
+        }
     }
 
     /// `flights(left)` itself: the first flight of `left`, then the rest.
