@@ -894,7 +894,6 @@ impl HelpTargets {
         } else {
             (MAX_TARGETS, MAX_HELP_STEPS)
         };
-        // The king's squares are handed out one by one, as in series play.
         let (spent, found) = (AtomicU64::new(0), AtomicU64::new(0));
         let make = || HelpGen {
             t: tables(),
@@ -1152,9 +1151,7 @@ impl HelpTargets {
         }
         false
     }
-}
 
-impl HelpTargets {
     /// `each_in_reach` when one man has moved, man `j` of the stalemated side (`mine`) or
     /// of the other, and still stands: the common case, a move that captures nothing. Only
     /// its walks are costed again, without `each_in_reach`'s general case per target.
@@ -1176,7 +1173,7 @@ impl HelpTargets {
         let color = now.color.index();
         // The walk now and before to the man's spot in a target, `None` when now out of
         // reach. In reach before, so its form is one the man may take.
-        let walks = |s: Spot| -> Option<(u32, u32)> {
+        let costs = |s: Spot| -> Option<(u32, u32)> {
             let a = cost(t, color, is, s);
             (a < INF as u32).then(|| (a, cost(t, color, was, s)))
         };
@@ -1190,7 +1187,7 @@ impl HelpTargets {
             let mut sums = (live.walks as u32, live.owed as u32, live.theirs as u32);
             // Free or captured (the man stands, so it owes the same capture): unchanged.
             if s.sq != u8::MAX {
-                let Some((a, b)) = walks(s) else {
+                let Some((a, b)) = costs(s) else {
                     continue;
                 };
                 if mine {
@@ -1233,7 +1230,7 @@ const BUDGETS: usize = 16;
 
 /// A help target still in reach: its index, and the moves its walks and the captures it owes
 /// take from the position it was kept at (`HelpTargets::narrow`).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(in crate::solve) struct LiveTarget {
     i: u16,
     walks: u8,
@@ -2020,6 +2017,23 @@ mod tests {
             if keeps && deeper {
                 let mut next_live = Vec::new();
                 targets.narrow(Some((live, men)), &next, left(plies - 1), &mut next_live);
+                // Narrowed from the list before (one man's walks costed again, or all the
+                // changed men's), the list keeps every target costed from scratch keeps, and
+                // after a move that captures nothing exactly those. (After a capture it may
+                // keep more, e.g. 6q1/K7/8/q2R4/1b6/8/1k6/3R4 w d5a5: looser, never unsound.)
+                let mut from_scratch = Vec::new();
+                targets.narrow(None, &next, left(plies - 1), &mut from_scratch);
+                for t in &from_scratch {
+                    assert!(
+                        next_live.contains(t),
+                        "{} {} lost {t:?}",
+                        pos.to_fen(),
+                        mv.uci()
+                    );
+                }
+                if !mv.is_capture() {
+                    assert_eq!(next_live, from_scratch, "{} {}", pos.to_fen(), mv.uci());
+                }
                 let after = pos.play(mv);
                 let (c, k) = assert_quiet_destinations(
                     targets,
