@@ -22,7 +22,7 @@
 //! relaxation of the final position measured in empty-board distances, in the spirit of
 //! Popeye's intelligent mode but without its target positions). Near the end it cuts most
 //! positions; higher up it is asked only where it spares more work than it costs (`reach::Bound`).
-//! Longer help stalemates also aim at target final positions listed before the search
+//! Help stalemates and help mates also aim at target final positions listed before the search
 //! (`reach::HelpTargets`): a position from which none is in reach is not searched, and a move
 //! after which none is is not even played (nor looked up, nor stored in the table).
 //!
@@ -306,8 +306,8 @@ struct HelpSearch<'a> {
     afters: Afters,
     /// When the bound is worth asking.
     bound: reach::Bound,
-    /// Help stalemates: the final positions aimed at (`reach::HelpTargets`), with both sides'
-    /// men in the diagram (the stalemated side's first).
+    /// The final positions aimed at, if listed (`reach::HelpTargets`), with both sides' men
+    /// in the diagram (the stalemated or mated side's first).
     targets: Option<(&'a reach::HelpTargets, reach::Men, reach::Men)>,
     /// Per ply: both sides' men by identity, and the targets still in reach.
     men: Vec<(reach::Men, reach::Men)>,
