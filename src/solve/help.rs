@@ -455,16 +455,23 @@ impl HelpSearch<'_> {
             let root_k = k + ply;
             if self.root_live.as_ref().is_none_or(|(rk, _)| *rk != root_k) {
                 let mut all = Vec::new();
-                targets.narrow(None, &self.men[0], moves_left(root_k), &mut all);
+                targets.narrow(None, &self.men[0], false, moves_left(root_k), &mut all);
                 self.root_live = Some((root_k, all));
             }
         }
         let (before, rest) = self.live.split_at_mut(at);
-        let from = match &self.root_live {
-            Some((_, root)) if self.entry == ply => (root.as_slice(), &self.men[0]),
-            _ => (before[at - 1].as_slice(), &self.men[at - 1]),
+        // From the list one ply before (the men after one move), or from the diagram's.
+        let (from, one_move) = match &self.root_live {
+            Some((_, root)) if self.entry == ply => ((root.as_slice(), &self.men[0]), ply == 1),
+            _ => ((before[at - 1].as_slice(), &self.men[at - 1]), true),
         };
-        targets.narrow(Some(from), &self.men[at], moves_left(k), &mut rest[0]);
+        targets.narrow(
+            Some(from),
+            &self.men[at],
+            one_move,
+            moves_left(k),
+            &mut rest[0],
+        );
         !rest[0].is_empty()
     }
 

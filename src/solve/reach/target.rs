@@ -126,6 +126,9 @@ impl Spot {
 pub(in crate::solve) struct Men {
     spots: [Spot; MAX_MEN],
     alive: u16,
+    /// The men (bit `j` for man `j`) that the move leading here (`after`) moved, promoted or
+    /// captured: what `changed` finds against the men before it, known without comparing.
+    moved: u16,
     n: usize,
     color: Color,
 }
@@ -148,6 +151,7 @@ impl Men {
         Men {
             spots,
             alive: ((1u32 << n) - 1) as u16,
+            moved: 0,
             n,
             color,
         }
@@ -168,6 +172,7 @@ impl Men {
     /// capture one of them).
     pub(in crate::solve) fn after(&self, mv: &Move, mover: Color) -> Men {
         let mut next = *self;
+        next.moved = 0;
         let (from, to) = (mv.from().index() as u8, mv.to().index() as u8);
         if mover == self.color {
             let rook = match mv.kind() {
@@ -182,6 +187,7 @@ impl Men {
                 }
                 if s.sq == from {
                     s.sq = to;
+                    next.moved |= 1 << i;
                     if let Some(role) = mv.promotion() {
                         s.form = Form::of(role);
                     }
@@ -189,6 +195,7 @@ impl Men {
                     let rank = from / 8;
                     if s.form == Form::Rook && s.sq == rank * 8 + rf {
                         s.sq = rank * 8 + rt;
+                        next.moved |= 1 << i;
                     }
                 }
             }
@@ -201,6 +208,7 @@ impl Men {
             for i in 0..next.n {
                 if self.alive >> i & 1 == 1 && next.spots[i].sq == taken {
                     next.alive &= !(1 << i);
+                    next.moved |= 1 << i;
                 }
             }
         }
@@ -231,6 +239,7 @@ impl Men {
                 None => next.alive &= !(1 << i),
             }
         }
+        next.moved = changed(self, &next) as u16;
         next
     }
 }
@@ -973,29 +982,33 @@ impl HelpTargets {
     /// the targets kept at the position before with its men. A target out of reach stays so (a
     /// move shortens one walk, or one list of captures owed, by one at most). From `from` only
     /// the men the move changed are costed anew: a move changes one or two of thirty.
+    /// `one_move`: `now` is `from`'s men after one move (`Men::after`), which know the men it
+    /// changed; otherwise they are found by comparing.
     pub(in crate::solve) fn narrow(
         &self,
         from: Option<(&[LiveTarget], &(Men, Men))>,
         now: &(Men, Men),
+        one_move: bool,
         left: (u32, u32),
         out: &mut Vec<LiveTarget>,
     ) {
         out.clear();
-        self.each_in_reach(from, now, left, |live| {
+        self.each_in_reach(from, now, one_move, left, |live| {
             out.push(live);
             false
         });
     }
 
     /// Whether any target of `from` is still in reach with the men `now` (as `narrow`, but
-    /// stopping at the first): a move after which none is need not even be played.
+    /// stopping at the first): a move after which none is need not even be played. `now`: the
+    /// men of `from` after that move (`Men::after`).
     pub(in crate::solve) fn any_in_reach(
         &self,
         from: (&[LiveTarget], &(Men, Men)),
         now: &(Men, Men),
         left: (u32, u32),
     ) -> bool {
-        self.each_in_reach(Some(from), now, left, |_| true)
+        self.each_in_reach(Some(from), now, true, left, |_| true)
     }
 
     /// The squares to which the man on `from` (of the side to move, `mover`) may move quietly
@@ -1067,6 +1080,7 @@ impl HelpTargets {
         &self,
         from: Option<(&[LiveTarget], &(Men, Men))>,
         (ours, theirs): &(Men, Men),
+        one_move: bool,
         (m_left, a_left): (u32, u32),
         mut f: impl FnMut(LiveTarget) -> bool,
     ) -> bool {
@@ -1106,8 +1120,11 @@ impl HelpTargets {
             }
             return false;
         };
-        let (ours_moved, theirs_moved) =
-            (changed(ours_before, ours), changed(theirs_before, theirs));
+        let (ours_moved, theirs_moved) = if one_move {
+            (ours.moved as u32, theirs.moved as u32)
+        } else {
+            (changed(ours_before, ours), changed(theirs_before, theirs))
+        };
         if (ours_moved | theirs_moved).count_ones() == 1 {
             let mine = ours_moved != 0;
             let (j, before, now) = if mine {
@@ -2016,13 +2033,19 @@ mod tests {
             }
             if keeps && deeper {
                 let mut next_live = Vec::new();
-                targets.narrow(Some((live, men)), &next, left(plies - 1), &mut next_live);
+                targets.narrow(
+                    Some((live, men)),
+                    &next,
+                    true,
+                    left(plies - 1),
+                    &mut next_live,
+                );
                 // Narrowed from the list before (one man's walks costed again, or all the
                 // changed men's), the list keeps every target costed from scratch keeps, and
                 // after a move that captures nothing exactly those. (After a capture it may
                 // keep more, e.g. 6q1/K7/8/q2R4/1b6/8/1k6/3R4 w d5a5: looser, never unsound.)
                 let mut from_scratch = Vec::new();
-                targets.narrow(None, &next, left(plies - 1), &mut from_scratch);
+                targets.narrow(None, &next, false, left(plies - 1), &mut from_scratch);
                 for t in &from_scratch {
                     assert!(
                         next_live.contains(t),
@@ -2064,7 +2087,7 @@ mod tests {
                 };
                 let men = (ours, theirs);
                 let mut live = Vec::new();
-                targets.narrow(None, &men, left, &mut live);
+                targets.narrow(None, &men, false, left, &mut live);
                 let (c, k) = assert_quiet_destinations(&targets, pos, (&live, &men), plies, true);
                 compared += c;
                 kept += k;
