@@ -326,27 +326,38 @@ impl HelpSearch<'_> {
     /// Every line of exactly `k` plies from `pos` whose last move reaches the aim, as the nodes
     /// of the moves at `ply` (0-based index in the whole line).
     fn lines(&mut self, pos: &Position, k: u32, ply: u32) -> Vec<SolutionNode> {
+        match self.enter(pos, k) {
+            Some(key) => self.lines_entered(pos, key, k, ply),
+            None => Vec::new(),
+        }
+    }
+
+    /// Counts `pos` as a node and looks it up: its table key (0 below `TT_MIN_PLIES`), or
+    /// `None` when it has no line (known from the table) or the search is halted.
+    fn enter(&mut self, pos: &Position, k: u32) -> Option<u64> {
         if self.halted {
-            return Vec::new();
+            return None;
         }
         if self.tally.count(1) {
             self.halted = true;
-            return Vec::new();
+            return None;
         }
         self.bound.node();
-        let key = if k >= TT_MIN_PLIES {
-            pos.key() ^ self.salt
-        } else {
-            0
-        };
-        if k >= TT_MIN_PLIES {
-            if let Some(e) = self.tt.probe(key) {
-                if known_unsolvable(e.no_solution_in, k) {
-                    self.tally.hit();
-                    return Vec::new();
-                }
+        if k < TT_MIN_PLIES {
+            return Some(0);
+        }
+        let key = pos.key() ^ self.salt;
+        if let Some(e) = self.tt.probe(key) {
+            if known_unsolvable(e.no_solution_in, k) {
+                self.tally.hit();
+                return None;
             }
         }
+        Some(key)
+    }
+
+    /// `lines` of a position `enter`ed, with its key.
+    fn lines_entered(&mut self, pos: &Position, key: u64, k: u32, ply: u32) -> Vec<SolutionNode> {
         if !self.targets_in_reach(k, ply, key) || !self.reachable(pos, k) {
             self.tt.store_no_solution(key, k);
             return Vec::new();
@@ -401,13 +412,19 @@ impl HelpSearch<'_> {
             let Some(after) = kept.next() else {
                 break;
             };
-            if self.targets.is_some() {
-                let at = ply as usize;
-                let (ours, theirs) = self.men[at];
-                let mover = pos.side_to_move();
-                self.men[at + 1] = (ours.after(mv, mover), theirs.after(mv, mover));
-            }
-            let replies = self.lines(after, k - 1, ply + 1);
+            // Looked up before the men are followed: most replies are known from the table.
+            let replies = match self.enter(after, k - 1) {
+                Some(after_key) => {
+                    if self.targets.is_some() {
+                        let at = ply as usize;
+                        let (ours, theirs) = self.men[at];
+                        let mover = pos.side_to_move();
+                        self.men[at + 1] = (ours.after(mv, mover), theirs.after(mv, mover));
+                    }
+                    self.lines_entered(after, after_key, k - 1, ply + 1)
+                }
+                None => Vec::new(),
+            };
             if !replies.is_empty() {
                 let mut node = SolutionNode::new(pos, mv, NodeRole::HelpMove, number, dots);
                 node.replies = replies;
