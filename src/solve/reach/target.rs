@@ -2013,6 +2013,10 @@ mod tests {
         let (mut compared, mut kept) = (0, 0);
         for mv in moves.iter() {
             let next = (men.0.after(mv, mover), men.1.after(mv, mover));
+            // The men a move changed, as `Men::after` records them, are those that differ.
+            for (before, now) in [(&men.0, &next.0), (&men.1, &next.1)] {
+                assert_eq!(now.moved as u32, changed(before, now), "{}", mv.uci());
+            }
             let keeps = targets.any_in_reach((live, men), &next, left(plies - 1));
             let quiet =
                 mv.kind() == MoveKind::Normal && !mv.is_capture() && mv.promotion().is_none();
