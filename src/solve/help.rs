@@ -359,7 +359,11 @@ impl HelpSearch<'_> {
     /// `lines` of a position `enter`ed, with its key.
     fn lines_entered(&mut self, pos: &Position, key: u64, k: u32, ply: u32) -> Vec<SolutionNode> {
         if !self.targets_in_reach(k, ply, key) || !self.reachable(pos, k) {
-            self.tt.store_no_solution(key, k);
+            // Below `TT_MIN_PLIES` the key is 0: nothing to store (every such cut would
+            // write the same bucket, one cache line the threads would take from each other).
+            if k >= TT_MIN_PLIES {
+                self.tt.store_no_solution(key, k);
+            }
             return Vec::new();
         }
         let mark = self.bound.mark();
