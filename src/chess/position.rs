@@ -410,6 +410,34 @@ impl Position {
         });
     }
 
+    /// The legal moves of the men on `movers` (squares), and the captures of the others (e.p.
+    /// included), appended to `out` (cleared first) in `legal_moves`' order: when the search
+    /// knows the other men's quiet moves are of no use, they are not even listed.
+    pub fn legal_moves_of(&self, movers: u64, out: &mut MoveList) {
+        if movers == u64::MAX {
+            return self.legal_moves(out);
+        }
+        out.clear();
+        let us = self.board.side_to_move();
+        let ours = self.board.colors(us);
+        let takes = self.board.colors(!us)
+            | self
+                .board
+                .en_passant()
+                .map_or(cozy_chess::BitBoard::EMPTY, |f| {
+                    cozy_chess::Square::new(f, cozy_chess::Rank::Sixth.relative_to(us)).bitboard()
+                });
+        self.board.generate_moves(|mut pm| {
+            if movers >> pm.from as usize & 1 == 0 {
+                pm.to &= takes;
+            }
+            for raw in pm {
+                out.push(self.classify(raw, pm.piece, ours));
+            }
+            false
+        });
+    }
+
     /// Number of legal moves, without building them.
     pub fn count_legal_moves(&self) -> usize {
         let mut n = 0;

@@ -381,7 +381,7 @@ impl HelpSearch<'_> {
             self.lines_in_two(pos, key, ply, &mut out);
             return out;
         }
-        pos.legal_moves(&mut moves);
+        pos.legal_moves_of(self.movers(pos, k, ply), &mut moves);
         if ply == 0 && self.progress {
             self.control.set_first_moves(0, moves.len() as u32);
         }
@@ -527,6 +527,20 @@ impl HelpSearch<'_> {
         targets.any_in_reach(before, &after, left)
     }
 
+    /// The squares of the men whose moves other than captures are listed at `ply` (`k` plies
+    /// to go): with targets, those that may keep one in reach (`HelpTargets::movers`); all
+    /// at the first two plies, where the moves may be shared out among the threads by index.
+    fn movers(&self, pos: &Position, k: u32, ply: u32) -> u64 {
+        match self.targets {
+            Some((targets, _, _)) if ply >= 2 => {
+                let at = ply as usize;
+                let list = (self.live[at].as_slice(), &self.men[at]);
+                targets.movers(list, pos.side_to_move(), moves_left(k - 1))
+            }
+            _ => u64::MAX,
+        }
+    }
+
     /// Whether the aim may still be reached in the `k` plies left (see `reach`).
     fn reachable(&mut self, pos: &Position, k: u32) -> bool {
         if k < REACH_MIN_PLIES {
@@ -589,7 +603,7 @@ impl HelpSearch<'_> {
         let stopped = match self.aim {
             Aim::Mate if self.targets.is_some() => {
                 let mut moves = MoveList::new();
-                pos.legal_moves(&mut moves);
+                pos.legal_moves_of(self.movers(pos, 2, ply), &mut moves);
                 let mut quiet = [None; 64];
                 let kept = moves
                     .iter()

@@ -1074,6 +1074,72 @@ impl HelpTargets {
         Some(dest)
     }
 
+    /// The squares of the men of `mover` whose moves may keep some target of `list` in reach
+    /// without capturing (as `any_in_reach`); every square when any man's may. `left`: the
+    /// moves of each side after the move. A move that captures nothing shortens one man's walk
+    /// by one at most and leaves the captures owed as they are: when no target has a move of
+    /// `mover` to spare, only the men it places off their squares can keep it. Most positions
+    /// at the last plies are so: their other men's moves need not even be listed.
+    pub(in crate::solve) fn movers(
+        &self,
+        (list, (ours, theirs)): (&[LiveTarget], &(Men, Men)),
+        mover: Color,
+        (m_left, a_left): (u32, u32),
+    ) -> u64 {
+        let ours_moves = mover == ours.color;
+        // Castling moves two men at once: not narrowed.
+        if (if ours_moves {
+            self.slack.0
+        } else {
+            self.slack.1
+        }) > 0
+        {
+            return u64::MAX;
+        }
+        let t = tables();
+        let (walks_max, owed_max, theirs_max) =
+            (m_left + self.slack.0, a_left, a_left + self.slack.1);
+        let men = if ours_moves { ours } else { theirs };
+        let mut movers = 0u64;
+        for live in list {
+            let (walks, owed, their_walks) =
+                (live.walks as u32, live.owed as u32, live.theirs as u32);
+            // The mover's walks, their most, and whether the rest still fits without a capture.
+            let (sum, max, rest_fits) = if ours_moves {
+                (
+                    walks,
+                    walks_max,
+                    owed <= owed_max && their_walks <= theirs_max,
+                )
+            } else {
+                (
+                    their_walks,
+                    theirs_max,
+                    owed <= owed_max && walks <= walks_max,
+                )
+            };
+            if !rest_fits || sum > max + 1 {
+                continue;
+            }
+            if sum <= max {
+                return u64::MAX;
+            }
+            let target = &self.targets[live.i as usize];
+            let spots = if ours_moves {
+                &target.ours
+            } else {
+                &target.theirs
+            };
+            for (j, (&now, &s)) in men.spots[..men.n].iter().zip(spots).enumerate() {
+                // Placed (neither free nor captured), and not there yet.
+                if s.sq != u8::MAX && men.alive(j) && cost(t, men.color.index(), now, s) > 0 {
+                    movers |= 1 << now.sq;
+                }
+            }
+        }
+        movers
+    }
+
     /// Calls `f` with each target in reach (see `narrow`) until it returns true; whether it did.
     #[inline]
     fn each_in_reach(
@@ -1998,19 +2064,21 @@ mod tests {
 
     /// Checks `quiet_destinations` against `any_in_reach` for every quiet move from `pos`
     /// (`plies` to go, targets `live` kept there with the men `men`), and again one ply on
-    /// after each move that keeps a target; how many moves it compared, and how many kept one.
+    /// after each move that keeps a target; how many moves it compared, how many kept one, and
+    /// how many `movers` left out (each checked to keep none).
     fn assert_quiet_destinations(
         targets: &HelpTargets,
         pos: &Position,
         (live, men): (&[LiveTarget], &(Men, Men)),
         plies: u32,
         deeper: bool,
-    ) -> (usize, usize) {
+    ) -> (usize, usize, usize) {
         let left = |p: u32| (p / 2, p.div_ceil(2));
         let mover = pos.side_to_move();
         let mut moves = MoveList::new();
         pos.legal_moves(&mut moves);
-        let (mut compared, mut kept) = (0, 0);
+        let movers = targets.movers((live, men), mover, left(plies - 1));
+        let (mut compared, mut kept, mut left_out) = (0, 0, 0);
         for mv in moves.iter() {
             let next = (men.0.after(mv, mover), men.1.after(mv, mover));
             // The men a move changed, as `Men::after` records them, are those that differ.
@@ -2018,6 +2086,10 @@ mod tests {
                 assert_eq!(now.moved as u32, changed(before, now), "{}", mv.uci());
             }
             let keeps = targets.any_in_reach((live, men), &next, left(plies - 1));
+            if !mv.is_capture() && movers >> mv.from().index() & 1 == 0 {
+                assert!(!keeps, "{} {} kept but left out", pos.to_fen(), mv.uci());
+                left_out += 1;
+            }
             let quiet =
                 mv.kind() == MoveKind::Normal && !mv.is_capture() && mv.promotion().is_none();
             let from = mv.from().index() as u8;
@@ -2062,7 +2134,7 @@ mod tests {
                     assert_eq!(next_live, from_scratch, "{} {}", pos.to_fen(), mv.uci());
                 }
                 let after = pos.play(mv);
-                let (c, k) = assert_quiet_destinations(
+                let (c, k, l) = assert_quiet_destinations(
                     targets,
                     &after,
                     (&next_live, &next),
@@ -2071,17 +2143,18 @@ mod tests {
                 );
                 compared += c;
                 kept += k;
+                left_out += l;
             }
         }
-        (compared, kept)
+        (compared, kept, left_out)
     }
 
     /// The quiet moves' destinations found for a man at once keep a target in reach exactly
     /// when the move, played, does (`any_in_reach` is the oracle), for both sides' men, in
-    /// help stalemates and mates.
+    /// help stalemates and mates; and no move `movers` leaves out keeps one.
     #[test]
     fn quiet_destinations_are_the_moves_keeping_a_target() {
-        let (mut compared, mut kept) = (0, 0);
+        let (mut compared, mut kept, mut left_out) = (0, 0, 0);
         over_test_positions(0x6c62_272e_07bb_0142, 3, |pos, walked| {
             let plies = if walked { 6 } else { 4 };
             for list in [HelpTargets::stalemate, HelpTargets::mate] {
@@ -2092,15 +2165,17 @@ mod tests {
                 let men = (ours, theirs);
                 let mut live = Vec::new();
                 targets.narrow(None, &men, false, left, &mut live);
-                let (c, k) = assert_quiet_destinations(&targets, pos, (&live, &men), plies, true);
+                let (c, k, l) =
+                    assert_quiet_destinations(&targets, pos, (&live, &men), plies, true);
                 compared += c;
                 kept += k;
+                left_out += l;
             }
             0
         });
         assert!(
-            compared > 1000 && kept > 100 && kept < compared,
-            "{compared} {kept}"
+            compared > 1000 && kept > 100 && kept < compared && left_out > 100,
+            "{compared} {kept} {left_out}"
         );
     }
 
