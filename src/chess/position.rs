@@ -410,32 +410,40 @@ impl Position {
         });
     }
 
-    /// The legal moves of the men on `movers` (squares), and the captures of the others (e.p.
-    /// included), appended to `out` (cleared first) in `legal_moves`' order: when the search
-    /// knows the other men's quiet moves are of no use, they are not even listed.
-    pub fn legal_moves_of(&self, movers: u64, out: &mut MoveList) {
-        if movers == u64::MAX {
-            return self.legal_moves(out);
-        }
+    /// The legal moves of the men on the squares `men`, and when `captures` the captures of
+    /// the others (e.p. included), appended to `out` (cleared first) in `legal_moves`' order:
+    /// when the search knows the other moves are of no use, they are not even generated.
+    pub fn legal_moves_of(&self, men: u64, captures: bool, out: &mut MoveList) {
         out.clear();
-        let us = self.board.side_to_move();
-        let ours = self.board.colors(us);
-        let takes = self.board.colors(!us)
-            | self
-                .board
-                .en_passant()
-                .map_or(cozy_chess::BitBoard::EMPTY, |f| {
-                    cozy_chess::Square::new(f, cozy_chess::Rank::Sixth.relative_to(us)).bitboard()
-                });
-        self.board.generate_moves(|mut pm| {
-            if movers >> pm.from as usize & 1 == 0 {
-                pm.to &= takes;
+        let ours = self.board.colors(self.board.side_to_move());
+        let mask = if captures {
+            ours
+        } else {
+            ours & cozy_chess::BitBoard(men)
+        };
+        self.board.generate_moves_for(mask, |mut pm| {
+            if men >> pm.from as usize & 1 == 0 {
+                pm.to &= self.takes(&pm);
             }
             for raw in pm {
                 out.push(self.classify(raw, pm.piece, ours));
             }
             false
         });
+    }
+
+    /// The squares a man of the side to move (`pm`'s) captures on: the other side's men, and
+    /// for a pawn the e.p. square.
+    fn takes(&self, pm: &cozy_chess::PieceMoves) -> cozy_chess::BitBoard {
+        let us = self.board.side_to_move();
+        let theirs = self.board.colors(!us);
+        match self.board.en_passant() {
+            Some(f) if pm.piece == Piece::Pawn => {
+                let rank = cozy_chess::Rank::Sixth.relative_to(us);
+                theirs | cozy_chess::Square::new(f, rank).bitboard()
+            }
+            _ => theirs,
+        }
     }
 
     /// Number of legal moves, without building them.
@@ -510,7 +518,7 @@ impl Position {
     #[inline]
     pub fn any_checking_successor(&self, f: impl FnMut(MoveKey, &Position) -> bool) -> bool {
         let cs = self.check_squares();
-        self.any_checking_successor_to(|pm| cs.candidates(pm), f)
+        self.any_checking_successor_to(cozy_chess::BitBoard::FULL, |pm| cs.candidates(pm), f)
     }
 
     /// Calls `f` with each legal move that may mate and the position after it, until `f`
@@ -522,6 +530,7 @@ impl Position {
         // Set up at the first man with a checking move: often none has.
         let flights = std::cell::OnceCell::new();
         self.any_checking_successor_to(
+            cozy_chess::BitBoard::FULL,
             |pm| {
                 let to = cs.candidates(pm);
                 if to.is_empty() {
@@ -539,10 +548,11 @@ impl Position {
     #[inline(always)]
     fn any_checking_successor_to(
         &self,
+        men: cozy_chess::BitBoard,
         to: impl Fn(&cozy_chess::PieceMoves) -> cozy_chess::BitBoard,
         mut f: impl FnMut(MoveKey, &Position) -> bool,
     ) -> bool {
-        self.board.generate_moves(|pm| {
+        self.board.generate_moves_for(men, |pm| {
             let to = to(&pm);
             if to.is_empty() {
                 return false;
@@ -563,6 +573,42 @@ impl Position {
     #[inline]
     pub fn has_mate_in_one(&self) -> bool {
         self.any_mating_candidate(|_, after| !after.has_legal_move())
+    }
+
+    /// `has_mate_in_one` by the men on the squares `men`, and when `captures` by the others'
+    /// captures (as `legal_moves_of`): when the search knows no other move can mate.
+    #[inline]
+    pub fn has_mate_in_one_of(&self, men: u64, captures: bool) -> bool {
+        let ours = self.board.colors(self.board.side_to_move());
+        let mask = if captures {
+            ours
+        } else {
+            ours & cozy_chess::BitBoard(men)
+        };
+        // Both set up at the first man with a move that may mate: often none has.
+        let cs = std::cell::OnceCell::new();
+        let flights = std::cell::OnceCell::new();
+        self.any_checking_successor_to(
+            mask,
+            |pm| {
+                let to = if men >> pm.from as usize & 1 == 0 {
+                    pm.to & self.takes(pm)
+                } else {
+                    pm.to
+                };
+                if to.is_empty() {
+                    return to;
+                }
+                let to = to & cs.get_or_init(|| self.check_squares()).candidates(pm);
+                if to.is_empty() {
+                    return to;
+                }
+                flights
+                    .get_or_init(|| self.flight_squares())
+                    .taking_flights(pm, to)
+            },
+            |_, after| !after.has_legal_move(),
+        )
     }
 
     /// The flights their king has now, each with what a move of ours must do to take it away
@@ -1210,6 +1256,43 @@ mod check_filter_tests {
         (brute, found, checks - played)
     }
 
+    /// `legal_moves_of` and `has_mate_in_one_of` against the legal moves sifted one by one,
+    /// for the men of `pos` taken at random (and each mating man alone), with and without the
+    /// others' captures.
+    fn assert_moves_of(pos: &Position, seed: &mut u64) {
+        let mut all = MoveList::new();
+        pos.legal_moves(&mut all);
+        let ours = pos.pieces(pos.side_to_move()).0;
+        let mating: Vec<u64> = all
+            .iter()
+            .filter(|mv| pos.play(mv).is_checkmate())
+            .map(|mv| 1u64 << mv.from().index())
+            .collect();
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        for men in mating
+            .iter()
+            .copied()
+            .chain([ours & *seed, ours & !*seed, 0])
+        {
+            for captures in [false, true] {
+                let of =
+                    |mv: &Move| men >> mv.from().index() & 1 == 1 || (captures && mv.is_capture());
+                let mut listed = MoveList::new();
+                pos.legal_moves_of(men, captures, &mut listed);
+                let want: Vec<Move> = all.iter().filter(|mv| of(mv)).copied().collect();
+                assert_eq!(listed.to_vec(), want, "{pos:?} {men:x} {captures}");
+                let mates = want.iter().any(|mv| pos.play(mv).is_checkmate());
+                assert_eq!(
+                    pos.has_mate_in_one_of(men, captures),
+                    mates,
+                    "{pos:?} {men:x}"
+                );
+            }
+        }
+    }
+
     /// Random games around kings short of flights, castling and e.p. included: the flight
     /// filter never drops a mate, and it does drop checks.
     #[test]
@@ -1231,6 +1314,7 @@ mod check_filter_tests {
                 for _ in 0..24 {
                     let (brute, found, skipped) = mates_both_ways(&pos);
                     assert_eq!(brute, found, "{pos:?}");
+                    assert_moves_of(&pos, &mut seed);
                     mates += brute.len();
                     dropped += skipped;
                     match pos.random_successor(&mut seed) {

@@ -381,7 +381,10 @@ impl HelpSearch<'_> {
             self.lines_in_two(pos, key, ply, &mut out);
             return out;
         }
-        pos.legal_moves_of(self.movers(pos, k, ply), &mut moves);
+        match self.movers(pos.side_to_move(), k, ply) {
+            Some(m) => pos.legal_moves_of(m.men, m.captures, &mut moves),
+            None => pos.legal_moves(&mut moves),
+        }
         if ply == 0 && self.progress {
             self.control.set_first_moves(0, moves.len() as u32);
         }
@@ -527,18 +530,14 @@ impl HelpSearch<'_> {
         targets.any_in_reach(before, &after, left)
     }
 
-    /// The squares of the men whose moves other than captures are listed at `ply` (`k` plies
-    /// to go): with targets, those that may keep one in reach (`HelpTargets::movers`); all
-    /// at the first two plies, where the moves may be shared out among the threads by index.
-    fn movers(&self, pos: &Position, k: u32, ply: u32) -> u64 {
-        match self.targets {
-            Some((targets, _, _)) if ply >= 2 => {
-                let at = ply as usize;
-                let list = (self.live[at].as_slice(), &self.men[at]);
-                targets.movers(list, pos.side_to_move(), moves_left(k - 1))
-            }
-            _ => u64::MAX,
-        }
+    /// The moves that may keep a target in reach at `ply` (`k` plies to go, `mover` to move)
+    /// (`HelpTargets::movers`); `None` (all) without targets, and at the first two plies,
+    /// where the moves may be shared out among the threads by their index.
+    fn movers(&self, mover: Color, k: u32, ply: u32) -> Option<reach::Movers> {
+        let (targets, _, _) = self.targets.filter(|_| ply >= 2)?;
+        let at = ply as usize;
+        let list = (self.live[at].as_slice(), &self.men[at]);
+        targets.movers(list, mover, moves_left(k - 1))
     }
 
     /// Whether the aim may still be reached in the `k` plies left (see `reach`).
@@ -601,13 +600,21 @@ impl HelpSearch<'_> {
         let mut enabling = Vec::new();
         let mut played = 0u64;
         let stopped = match self.aim {
-            Aim::Mate if self.targets.is_some() => {
+            Aim::Mate if let Some((targets, _, _)) = self.targets => {
                 let mut moves = MoveList::new();
-                pos.legal_moves_of(self.movers(pos, 2, ply), &mut moves);
+                match self.movers(pos.side_to_move(), 2, ply) {
+                    Some(m) => pos.legal_moves_of(m.men, m.captures, &mut moves),
+                    None => pos.legal_moves(&mut moves),
+                }
                 let mut quiet = [None; 64];
                 let kept = moves
                     .iter()
                     .filter(|mv| self.keeps_targets(pos, mv, (2, ply), &mut quiet));
+                // The mating moves that may end in a target after any of these: those the
+                // targets kept now allow the other side with the moves it has before its last.
+                let at = ply as usize;
+                let list = (self.live[at].as_slice(), &self.men[at]);
+                let mates = targets.movers(list, !pos.side_to_move(), (1, 0));
                 let mut stopped = false;
                 for mv in kept {
                     played += 1;
@@ -615,7 +622,12 @@ impl HelpSearch<'_> {
                         stopped = true;
                         break;
                     }
-                    if pos.play(mv).has_mate_in_one() {
+                    let after = pos.play(mv);
+                    let mates = match mates {
+                        Some(m) => after.has_mate_in_one_of(m.men, m.captures),
+                        None => after.has_mate_in_one(),
+                    };
+                    if mates {
                         enabling.push(mv.key());
                     }
                 }

@@ -27,7 +27,7 @@ mod picture;
 mod target;
 
 pub(in crate::solve) use picture::PictureGate;
-pub(in crate::solve) use target::{HelpTargets, LiveTarget, Men, Targets};
+pub(in crate::solve) use target::{HelpTargets, LiveTarget, Men, Movers, Targets};
 
 const INF: u8 = u8::MAX;
 /// Enough assignment steps to decide nearly every position; beyond this the search gives up

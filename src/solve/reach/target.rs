@@ -1074,55 +1074,59 @@ impl HelpTargets {
         Some(dest)
     }
 
-    /// The squares of the men of `mover` whose moves may keep some target of `list` in reach
-    /// without capturing (as `any_in_reach`); every square when any man's may. `left`: the
-    /// moves of each side after the move. A move that captures nothing shortens one man's walk
-    /// by one at most and leaves the captures owed as they are: when no target has a move of
-    /// `mover` to spare, only the men it places off their squares can keep it. Most positions
-    /// at the last plies are so: their other men's moves need not even be listed.
+    /// The men of `mover` whose moves may keep some target of `list` in reach (as
+    /// `any_in_reach`); `None` when any move may. `left`: the moves of each side after the
+    /// move. A move shortens one man's walk by one at most: when no target has a move of
+    /// `mover` to spare, only a man it places off its square can keep it; a target owing the
+    /// other side a capture now, only a capture. Most positions at the last plies are so: the
+    /// other men's moves need not even be listed.
     pub(in crate::solve) fn movers(
         &self,
         (list, (ours, theirs)): (&[LiveTarget], &(Men, Men)),
         mover: Color,
         (m_left, a_left): (u32, u32),
-    ) -> u64 {
+    ) -> Option<Movers> {
         let ours_moves = mover == ours.color;
         // Castling moves two men at once: not narrowed.
-        if (if ours_moves {
+        let slack = if ours_moves {
             self.slack.0
         } else {
             self.slack.1
-        }) > 0
-        {
-            return u64::MAX;
+        };
+        if slack > 0 {
+            return None;
         }
         let t = tables();
         let (walks_max, owed_max, theirs_max) =
             (m_left + self.slack.0, a_left, a_left + self.slack.1);
         let men = if ours_moves { ours } else { theirs };
-        let mut movers = 0u64;
+        let mut movers = Movers {
+            men: 0,
+            captures: false,
+        };
         for live in list {
             let (walks, owed, their_walks) =
                 (live.walks as u32, live.owed as u32, live.theirs as u32);
-            // The mover's walks, their most, and whether the rest still fits without a capture.
-            let (sum, max, rest_fits) = if ours_moves {
-                (
-                    walks,
-                    walks_max,
-                    owed <= owed_max && their_walks <= theirs_max,
-                )
+            // The mover's walks and their most; whether a capture must pay one owed now (only
+            // the other side captures the stalemated side's men); whether the rest fits.
+            let (sum, max, must_capture, rest_fits) = if ours_moves {
+                let rest = owed <= owed_max && their_walks <= theirs_max;
+                (walks, walks_max, false, rest)
             } else {
-                (
-                    their_walks,
-                    theirs_max,
-                    owed <= owed_max && walks <= walks_max,
-                )
+                let rest = owed <= owed_max + 1 && walks <= walks_max;
+                (their_walks, theirs_max, owed > owed_max, rest)
             };
             if !rest_fits || sum > max + 1 {
                 continue;
             }
+            // Only a capture keeps a target owing one now (by one of the men below if it has
+            // no move to spare: all captures are listed then, as they are few).
+            if must_capture {
+                movers.captures = true;
+                continue;
+            }
             if sum <= max {
-                return u64::MAX;
+                return None;
             }
             let target = &self.targets[live.i as usize];
             let spots = if ours_moves {
@@ -1133,11 +1137,11 @@ impl HelpTargets {
             for (j, (&now, &s)) in men.spots[..men.n].iter().zip(spots).enumerate() {
                 // Placed (neither free nor captured), and not there yet.
                 if s.sq != u8::MAX && men.alive(j) && cost(t, men.color.index(), now, s) > 0 {
-                    movers |= 1 << now.sq;
+                    movers.men |= 1 << now.sq;
                 }
             }
         }
-        movers
+        Some(movers)
     }
 
     /// Calls `f` with each target in reach (see `narrow`) until it returns true; whether it did.
@@ -1319,6 +1323,22 @@ pub(in crate::solve) struct LiveTarget {
     walks: u8,
     owed: u8,
     theirs: u8,
+}
+
+/// The moves that may keep a target in reach (`HelpTargets::movers`): those of the men on the
+/// squares `men`, and the captures of any man when `captures`.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::solve) struct Movers {
+    pub men: u64,
+    pub captures: bool,
+}
+
+#[cfg(test)]
+impl Movers {
+    /// Whether `mv` is one of them.
+    fn allow(&self, mv: &Move) -> bool {
+        self.men >> mv.from().index() & 1 == 1 || (self.captures && mv.is_capture())
+    }
 }
 
 /// What man `j` of the stalemated (mated) side costs a target placing it on `s`: moves of its
@@ -2086,7 +2106,7 @@ mod tests {
                 assert_eq!(now.moved as u32, changed(before, now), "{}", mv.uci());
             }
             let keeps = targets.any_in_reach((live, men), &next, left(plies - 1));
-            if !mv.is_capture() && movers >> mv.from().index() & 1 == 0 {
+            if !movers.is_none_or(|m| m.allow(mv)) {
                 assert!(!keeps, "{} {} kept but left out", pos.to_fen(), mv.uci());
                 left_out += 1;
             }
