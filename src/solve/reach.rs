@@ -626,11 +626,14 @@ impl Man {
     /// The squares this man (not a king) can attack within `d` moves, on an empty board.
     fn attacks_within(&self, t: &Tables, d: u32) -> u64 {
         let att = &t.att1[self.form as usize * 2 + self.color];
-        if self.castle == 0 {
-            return within(&att[self.sq], d);
-        }
-        let row: [u8; 64] = std::array::from_fn(|to| self.dist_attacking_one(t, to, ALL));
-        within(&row, d)
+        // A rook that may castle attacks from its castling square too, at no move of its own
+        // (`rook_castled`): the squares within reach of either, without a row per square.
+        let castled = if self.form == Form::Rook {
+            self.castle
+        } else {
+            0
+        };
+        bits(castled).fold(within(&att[self.sq], d), |b, s| b | within(&att[s], d))
     }
 
     /// Moves to stand on a square of `allowed` that attacks `target`.
