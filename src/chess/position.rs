@@ -530,7 +530,7 @@ impl Position {
         // Set up at the first man with a checking move: often none has.
         let flights = std::cell::OnceCell::new();
         self.any_checking_successor_to(
-            cozy_chess::BitBoard::FULL,
+            self.may_check(&cs),
             |pm| {
                 let to = cs.candidates(pm);
                 if to.is_empty() {
@@ -542,6 +542,35 @@ impl Position {
             },
             f,
         )
+    }
+
+    /// The men of the side to move that may give check (`cs`): those with a line to uncover,
+    /// pawns (promotions, e.p.), the king if it may castle, and the officers that reach a
+    /// checking square, found before the move generator works out their legal moves.
+    fn may_check(&self, cs: &CheckSquares) -> cozy_chess::BitBoard {
+        use cozy_chess::{get_bishop_moves, get_knight_moves, get_rook_moves, BitBoard};
+        let b = &self.board;
+        let us = b.side_to_move();
+        let ours = b.colors(us);
+        let occupied = b.occupied();
+        let castles = b.castle_rights(us);
+        let mut men = cs.discoverers | (ours & b.pieces(Piece::Pawn));
+        if castles.short.is_some() || castles.long.is_some() {
+            men |= ours & b.pieces(Piece::King);
+        }
+        let reach = |piece: Piece, moves: &dyn Fn(cozy_chess::Square) -> BitBoard| {
+            let target = cs.by_piece[piece as usize];
+            (ours & b.pieces(piece))
+                .into_iter()
+                .filter(|&s| !(moves(s) & target).is_empty())
+                .fold(BitBoard::EMPTY, |m, s| m | s.bitboard())
+        };
+        men | reach(Piece::Knight, &get_knight_moves)
+            | reach(Piece::Bishop, &|s| get_bishop_moves(s, occupied))
+            | reach(Piece::Rook, &|s| get_rook_moves(s, occupied))
+            | reach(Piece::Queen, &|s| {
+                get_bishop_moves(s, occupied) | get_rook_moves(s, occupied)
+            })
     }
 
     /// `any_checking_successor` over the destinations `to` keeps of each man's moves.
