@@ -175,26 +175,28 @@ impl Men {
         next.moved = 0;
         let (from, to) = (mv.from().index() as u8, mv.to().index() as u8);
         if mover == self.color {
+            // The man on `from` (at most one is alive there), found by comparing every spot at
+            // once: the search asks this for every move it follows.
+            let on_from = self.standing_on(from);
+            if on_from != 0 {
+                let i = on_from.trailing_zeros() as usize;
+                next.spots[i].sq = to;
+                next.moved |= 1 << i;
+                if let Some(role) = mv.promotion() {
+                    next.spots[i].form = Form::of(role);
+                }
+            }
             let rook = match mv.kind() {
                 MoveKind::CastleShort => Some((7, 5)),
                 MoveKind::CastleLong => Some((0, 3)),
                 _ => None,
             };
-            for i in 0..next.n {
-                let s = &mut next.spots[i];
-                if self.alive >> i & 1 == 0 {
-                    continue;
-                }
-                if s.sq == from {
-                    s.sq = to;
-                    next.moved |= 1 << i;
-                    if let Some(role) = mv.promotion() {
-                        s.form = Form::of(role);
-                    }
-                } else if let Some((rf, rt)) = rook {
-                    let rank = from / 8;
-                    if s.form == Form::Rook && s.sq == rank * 8 + rf {
-                        s.sq = rank * 8 + rt;
+            if let Some((rf, rt)) = rook {
+                let rank = from / 8;
+                let on_corner = self.standing_on(rank * 8 + rf);
+                for i in men_in(on_corner as u32) {
+                    if self.spots[i].form == Form::Rook {
+                        next.spots[i].sq = rank * 8 + rt;
                         next.moved |= 1 << i;
                     }
                 }
@@ -205,14 +207,21 @@ impl Men {
             } else {
                 to
             };
-            for i in 0..next.n {
-                if self.alive >> i & 1 == 1 && next.spots[i].sq == taken {
-                    next.alive &= !(1 << i);
-                    next.moved |= 1 << i;
-                }
-            }
+            let on_taken = self.standing_on(taken);
+            next.alive &= !on_taken;
+            next.moved |= on_taken;
         }
         next
+    }
+
+    /// The men alive on square `sq` (bit `i` for man `i`).
+    #[inline]
+    fn standing_on(&self, sq: u8) -> u16 {
+        let mut on = 0u16;
+        for (i, s) in self.spots.iter().enumerate() {
+            on |= ((s.sq == sq) as u16) << i;
+        }
+        on & self.alive & ((1u32 << self.n) - 1) as u16
     }
 
     /// The men in `pos`, one move after `self` (by either side).
