@@ -926,6 +926,10 @@ struct Assign<'a> {
     /// The flights men of the mated side may end on (the others cannot be blocked).
     holdable: u64,
     steps: u32,
+    /// Stalemate: per man of the mated side (not its king), the squares it can get to within
+    /// `m_total` (`own_reach`), once `reach_known`.
+    reach: [u64; MAX_MEN],
+    reach_known: bool,
 }
 
 impl Assign<'_> {
@@ -1098,6 +1102,21 @@ impl Assign<'_> {
         best
     }
 
+    /// The squares the mated side's men other than `x` can get to within its budget (before
+    /// its king walks), worked out once per call of the bound.
+    fn own_reach(&mut self, x: usize) -> u64 {
+        if !self.reach_known {
+            self.reach_known = true;
+            for (r, man) in self.reach.iter_mut().zip(self.blockers) {
+                *r = within(&man.dist_all(self.t), self.m_total);
+            }
+        }
+        let others = self.blockers.len();
+        (0..others)
+            .filter(|&b| b != x)
+            .fold(0, |m, b| m | self.reach[b])
+    }
+
     /// Stalemate: can the mated side's pawns from index `j` on (those not blocking flights)
     /// end unable to move? Each is captured (a move of the mating side), promotes (and is
     /// then assumed immobile), or ends on a square whose square ahead is occupied (by the
@@ -1129,18 +1148,18 @@ impl Assign<'_> {
             -8
         };
         let cone = &t.pawn[pawn.color][pawn.sq][Form::Pawn as usize];
+        // The squares the pawn's own men (itself apart) can get to in time.
+        let own_reach = self.own_reach(x);
+        let mut nearer = 0u64;
         for d in 0..=m_left.min(6) {
-            for (s, _) in cone.iter().enumerate().filter(|(_, &c)| c as u32 == d) {
+            let level = within(cone, d) & !nearer;
+            nearer |= level;
+            for s in bits(level) {
                 let ahead = (s as i32 + forward) as usize;
                 let rest = m_left - d;
                 // Blocked by the king or by one of its own men (not charged: that man's
                 // moves may be counted elsewhere).
-                let own = ahead == self.king
-                    || self
-                        .blockers
-                        .iter()
-                        .enumerate()
-                        .any(|(b, man)| b != x && man.dist_to(t, ahead) as u32 <= self.m_total);
+                let own = ahead == self.king || own_reach >> ahead & 1 == 1;
                 if own && self.go_pawns(x + 1, rest, a_spent, captures) {
                     return true;
                 }
@@ -2616,6 +2635,8 @@ impl<'a> Flights<'a> {
             pawns: aim == Aim::Stalemate,
             holdable: ALL,
             steps: 0,
+            reach: [0; MAX_MEN],
+            reach_known: false,
         };
         let a_king = attackers.iter().position(|m| m.form == Form::King);
         // The squares the mated king may end on and their flights: only those are ever asked
