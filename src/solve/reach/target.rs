@@ -865,6 +865,11 @@ impl std::hash::Hash for HelpTarget {
 /// by a man of its side or guarded.
 pub(in crate::solve) struct HelpTargets {
     targets: Vec<HelpTarget>,
+    /// The same spots man by man: man `j`'s spot in target `i` at `j * len + i`, of the
+    /// stalemated side and of the other. A move moves one man: narrowing after it reads two
+    /// bytes a target, not the target's whole line (hpint#60 h=7: 108M targets narrowed).
+    ours_by_man: Vec<Spot>,
+    theirs_by_man: Vec<Spot>,
     /// The castling slack of the mated side and of the other (`castling_slack`).
     slack: (u32, u32),
 }
@@ -979,7 +984,19 @@ impl HelpTargets {
             tracing::debug!(targets = targets.len(), "help targets too many");
             return None;
         }
-        Some((HelpTargets { targets, slack }, ours, theirs))
+        let by_man = |side: fn(&HelpTarget) -> &[Spot; MAX_MEN]| {
+            (0..MAX_MEN)
+                .flat_map(|j| targets.iter().map(move |t| side(t)[j]))
+                .collect()
+        };
+        let (ours_by_man, theirs_by_man) = (by_man(|t| &t.ours), by_man(|t| &t.theirs));
+        let help = HelpTargets {
+            targets,
+            ours_by_man,
+            theirs_by_man,
+            slack,
+        };
+        Some((help, ours, theirs))
     }
 
     pub(in crate::solve) fn len(&self) -> usize {
@@ -1054,11 +1071,10 @@ impl HelpTargets {
             if !ours_moves && walks > walks_max {
                 continue;
             }
-            let target = &self.targets[live.i as usize];
             let (spot, sum, max) = if ours_moves {
-                (target.ours[j], walks, walks_max)
+                (self.spot(true, j, live.i), walks, walks_max)
             } else {
-                (target.theirs[j], their_walks, theirs_max)
+                (self.spot(false, j, live.i), their_walks, theirs_max)
             };
             if spot == FREE || (ours_moves && spot == CAPTURED) {
                 // Its part costs the same wherever it goes.
@@ -1151,6 +1167,17 @@ impl HelpTargets {
             }
         }
         Some(movers)
+    }
+
+    /// Man `j`'s spot in target `i`, of the stalemated side (`ours`) or of the other.
+    #[inline]
+    fn spot(&self, ours: bool, j: usize, i: u16) -> Spot {
+        let by_man = if ours {
+            &self.ours_by_man
+        } else {
+            &self.theirs_by_man
+        };
+        by_man[j * self.targets.len() + i as usize]
     }
 
     /// Calls `f` with each target in reach (see `narrow`) until it returns true; whether it did.
@@ -1273,13 +1300,15 @@ impl HelpTargets {
             let a = cost(t, color, is, s);
             (a < INF as u32).then(|| (a, cost(t, color, was, s)))
         };
+        let n = self.targets.len();
+        let by_man = if mine {
+            &self.ours_by_man
+        } else {
+            &self.theirs_by_man
+        };
+        let spots = &by_man[j * n..(j + 1) * n];
         for live in list {
-            let target = &self.targets[live.i as usize];
-            let s = if mine {
-                target.ours[j]
-            } else {
-                target.theirs[j]
-            };
+            let s = spots[live.i as usize];
             let mut sums = (live.walks as u32, live.owed as u32, live.theirs as u32);
             // Free or captured (the man stands, so it owes the same capture): unchanged.
             if s.sq != u8::MAX {
