@@ -1220,7 +1220,7 @@ fn men_can_freeze(
     men: &[Man],
     attackers: &[Man],
     left: (u32, u32),
-    first: &mut AnySquareFirst,
+    first: &mut CutRate,
     covered: &mut dyn FnMut(usize, u32, Depth) -> Option<u64>,
 ) -> bool {
     // The ways' lists are large (kilobytes) and asked for millions of times: one per thread,
@@ -1241,37 +1241,9 @@ fn men_can_freeze(
     })
 }
 
-/// Whether `men_can_freeze` asks first with the king on any square. That test is looser than
-/// the one square by square, so it never changes the answer; it only spares those when it
-/// fails. Where it rarely fails (hpint#28 h=3: one call in seven) it is mostly work thrown
-/// away; elsewhere it spares much (hpint#52 ser-h=8: two in three). So it is asked while it
-/// fails often enough, and now and then in case that changes. One per search (and thread).
-#[derive(Default)]
-pub(in crate::solve) struct AnySquareFirst {
-    asked: u64,
-    failed: u64,
-    calls: u64,
-}
-
-/// Calls before `AnySquareFirst` judges; then it is asked while it fails at least one call
-/// in this many, and every `ANY_SQUARE_PROBE`-th call anyway.
-const ANY_SQUARE_TRIAL: u64 = 128;
+/// See `men_can_freeze_in`: the freeze test with the king on any square is asked first while
+/// it fails at least one call in this many.
 const ANY_SQUARE_MIN_FAILS: u64 = 4;
-const ANY_SQUARE_PROBE: u64 = 32;
-
-impl AnySquareFirst {
-    fn worth_asking(&mut self) -> bool {
-        self.calls += 1;
-        self.asked < ANY_SQUARE_TRIAL
-            || self.failed * ANY_SQUARE_MIN_FAILS >= self.asked
-            || self.calls.is_multiple_of(ANY_SQUARE_PROBE)
-    }
-
-    fn answered(&mut self, failed: bool) {
-        self.asked += 1;
-        self.failed += failed as u64;
-    }
-}
 
 /// Whether the freeze test is asked: the stalemated side has men besides its king, and few
 /// enough moves left for the test to be cheap.
@@ -1286,7 +1258,7 @@ fn men_can_freeze_in(
     men: &[Man],
     attackers: &[Man],
     (m_left, a_left): (u32, u32),
-    first: &mut AnySquareFirst,
+    first: &mut CutRate,
     covered: &mut dyn FnMut(usize, u32, Depth) -> Option<u64>,
 ) -> bool {
     let t = tables();
@@ -1400,11 +1372,14 @@ fn men_can_freeze_in(
         freeze.reach_after[at] = freeze.reach_after[at + 1] | reach[freeze.order[at] as usize];
     }
     // Any king square first (the king's walk is not counted, nor does it make arrivals): a
-    // looser test, which spares the squares one by one when it fails.
-    if first.worth_asking() {
+    // looser test, so it never changes the answer; it only spares the squares one by one
+    // when it fails. Where it rarely fails (hpint#28 h=3: one call in seven) that is mostly
+    // work thrown away; elsewhere it spares much (hpint#52 ser-h=8: two calls in three). So
+    // it is asked while it fails at least one call in `ANY_SQUARE_MIN_FAILS`.
+    if first.worth_asking(m_left, ANY_SQUARE_MIN_FAILS) {
         freeze.steps = 0;
         let frozen = freeze.go(0, Fate::default());
-        first.answered(!frozen);
+        first.answered(m_left, !frozen);
         if !frozen {
             return false;
         }
@@ -2345,13 +2320,15 @@ pub(in crate::solve) struct Bound {
     /// Per number of moves left: the work below the cut positions searched, and how many.
     below: [u64; RATE_SLOTS],
     sampled: [u64; RATE_SLOTS],
-    any_square_first: AnySquareFirst,
+    /// How often the freeze test's first pass, with the king on any square, fails.
+    any_square_first: CutRate,
 }
 
 // Each search (and thread) has its own bound: its cut rates are logged when it is done.
 impl Drop for Bound {
     fn drop(&mut self) {
         self.rate.log("reach");
+        self.any_square_first.log("freeze, king on any square");
     }
 }
 
@@ -2380,7 +2357,7 @@ impl Bound {
             sampling: false,
             below: [0; RATE_SLOTS],
             sampled: [0; RATE_SLOTS],
-            any_square_first: AnySquareFirst::default(),
+            any_square_first: CutRate::default(),
         }
     }
 
@@ -2506,12 +2483,7 @@ pub(in crate::solve) fn goal_reachable(
     m_left: u32,
     a_left: u32,
 ) -> bool {
-    goal_reachable_with(
-        pos,
-        (mated, aim),
-        (m_left, a_left),
-        &mut AnySquareFirst::default(),
-    )
+    goal_reachable_with(pos, (mated, aim), (m_left, a_left), &mut CutRate::default())
 }
 
 /// `goal_reachable`, the freeze test with the king on any square asked first as `first` finds
@@ -2520,7 +2492,7 @@ fn goal_reachable_with(
     pos: &Position,
     (mated, aim): (Color, Aim),
     (m_left, a_left): (u32, u32),
-    first: &mut AnySquareFirst,
+    first: &mut CutRate,
 ) -> bool {
     let t = tables();
     let king = Man::king_of(pos, mated);
@@ -3177,25 +3149,22 @@ pub(super) mod tests {
     fn any_square_first_changes_no_answer() {
         let mut seed = 0x0bad_5eed_1234_5678u64;
         let (mut tested, mut cut) = (0, 0);
-        let mut first = AnySquareFirst::default();
         while tested < 2000 {
             let Some(pos) = random_position(&mut seed) else {
                 continue;
             };
             tested += 1;
             for left in [(1, 1), (1, 2), (2, 2), (2, 3)] {
-                let mut never = AnySquareFirst {
-                    asked: ANY_SQUARE_TRIAL,
-                    failed: 0,
-                    calls: 0,
-                };
+                // Judged not to pay: it fails in none of its trial.
+                let mut never = CutRate::default();
+                (0..RATE_TRIAL).for_each(|_| never.answered(left.0, false));
                 let asked = (Color::Black, Aim::Stalemate);
                 let without = goal_reachable_with(&pos, asked, left, &mut never);
-                let failed = first.failed;
-                first.asked = 0;
+                let mut first = CutRate::default();
                 let with = goal_reachable_with(&pos, asked, left, &mut first);
                 assert_eq!(with, without, "{} {left:?}", pos.to_fen());
-                cut += (first.failed > failed) as u32;
+                assert_eq!(never.asked[rate_slot(left.0)], RATE_TRIAL);
+                cut += first.cut[rate_slot(left.0)];
             }
         }
         assert!(cut > 50, "the first test failed only {cut} times");
@@ -3342,7 +3311,7 @@ pub(super) mod tests {
                 blockers,
                 attackers,
                 (1, 1),
-                &mut AnySquareFirst::default(),
+                &mut CutRate::default(),
                 &mut |_, _, _| Some(0),
             );
             let covered = Flights::new(t, &king_dist, blockers, attackers, Aim::Stalemate, (1, 1))
