@@ -918,6 +918,7 @@ impl HelpTargets {
             (MAX_TARGETS, MAX_HELP_STEPS)
         };
         let (spent, found) = (AtomicU64::new(0), AtomicU64::new(0));
+        let their_rows = their_rows(&theirs, a + slack.1);
         let make = || HelpGen {
             t: tables(),
             ours: &ours,
@@ -936,6 +937,7 @@ impl HelpTargets {
             their_used: 0,
             pinned: Vec::new(),
             king: 0,
+            their_rows: &their_rows,
             units: None,
             steps: 0,
             spent: (&spent, &found),
@@ -1379,6 +1381,35 @@ impl Movers {
     }
 }
 
+/// Forms a man may take (`Form` as an index).
+const FORMS: usize = 6;
+
+/// The squares each of `men` may reach in each form within each number of moves up to `a`: at
+/// `(g * FORMS + form) * (a + 1) + moves` (`HelpGen::their_reach`, asked for every flight of
+/// every king square listed).
+fn their_rows(men: &Men, a: u32) -> Vec<u64> {
+    let t = tables();
+    let forms = [
+        Form::Pawn,
+        Form::Knight,
+        Form::Bishop,
+        Form::Rook,
+        Form::Queen,
+        Form::King,
+    ];
+    let mut rows = Vec::with_capacity(men.n * FORMS * (a as usize + 1));
+    for &now in &men.spots[..men.n] {
+        for form in forms {
+            // A pawn never becomes a king (nor has walks as one).
+            let walks = (form != Form::King || now.form == Form::King)
+                .then(|| walks(t, men.color.index(), now, form))
+                .flatten();
+            rows.extend((0..=a).map(|moves| walks.map_or(0, |row| within(row, moves))));
+        }
+    }
+    rows
+}
+
 /// What man `j` of the stalemated (mated) side costs a target placing it on `s`: moves of its
 /// walk and captures owed; `None` when the target is out of reach for it (captured, or placed
 /// out of reach).
@@ -1457,6 +1488,8 @@ struct HelpGen<'a> {
     their_used: u32,
     pinned: Vec<u8>,
     king: usize,
+    /// `their_reach` for every man, form and budget up to `a` (see `their_rows`).
+    their_rows: &'a [u64],
     /// With more than one thread: this thread's share of the listing.
     units: Option<Units<'a>>,
     steps: u64,
@@ -1497,9 +1530,8 @@ impl HelpGen<'_> {
     /// The squares the other side's man `g` may reach as `form` in the moves it has left
     /// (where `place_theirs` may put it).
     fn their_reach(&self, g: usize, form: Form) -> u64 {
-        let now = self.theirs.spots[g];
-        walks(self.t, self.theirs.color.index(), now, form)
-            .map_or(0, |row| within(row, self.a - self.their_used))
+        let budget = (self.a - self.their_used) as usize;
+        self.their_rows[(g * FORMS + form as usize) * (self.a as usize + 1) + budget]
     }
 
     /// Places the other side's man `g` on `spot` (charged), then goes on with `then`.
