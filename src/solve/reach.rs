@@ -53,6 +53,15 @@ enum Form {
 }
 
 const OFFICERS: [Form; 4] = [Form::Knight, Form::Bishop, Form::Rook, Form::Queen];
+/// Every form, in index order.
+const FORMS: [Form; 6] = [
+    Form::Pawn,
+    Form::Knight,
+    Form::Bishop,
+    Form::Rook,
+    Form::Queen,
+    Form::King,
+];
 const PIECES: [Form; 5] = [
     Form::Knight,
     Form::Bishop,
@@ -381,14 +390,7 @@ fn tables() -> &'static Tables {
         let mut att1 = vec![[[INF; 64]; 64]; 12];
         for color in Color::ALL {
             let c = color.index();
-            for form in [
-                Form::Pawn,
-                Form::Knight,
-                Form::Bishop,
-                Form::Rook,
-                Form::Queen,
-                Form::King,
-            ] {
+            for form in FORMS {
                 let grid = &mut att1[form as usize * 2 + c];
                 for (from, row) in grid.iter_mut().enumerate() {
                     for (t, cell) in row.iter_mut().enumerate() {

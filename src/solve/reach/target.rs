@@ -40,7 +40,7 @@ use crate::chess::{Color, Move, MoveKind, Position};
 use super::{
     bits, pawn_attacks, pinnable, ray_beyond, tables, targets, within, Army, Form, Tables, INF,
 };
-use super::{MAX_MEN, OFFICERS};
+use super::{FORMS, MAX_MEN, OFFICERS};
 
 /// The sets of targets being listed: keyed by a few bytes each, hashed a million times a
 /// listing, so by a multiply-rotate hash (as rustc's `FxHasher`) rather than SipHash, which took
@@ -1381,25 +1381,14 @@ impl Movers {
     }
 }
 
-/// Forms a man may take (`Form` as an index).
-const FORMS: usize = 6;
-
 /// The squares each of `men` may reach in each form within each number of moves up to `a`: at
-/// `(g * FORMS + form) * (a + 1) + moves` (`HelpGen::their_reach`, asked for every flight of
+/// `(g * FORMS.len() + form) * (a + 1) + moves` (`HelpGen::their_reach`, asked for every flight of
 /// every king square listed).
 fn their_rows(men: &Men, a: u32) -> Vec<u64> {
     let t = tables();
-    let forms = [
-        Form::Pawn,
-        Form::Knight,
-        Form::Bishop,
-        Form::Rook,
-        Form::Queen,
-        Form::King,
-    ];
-    let mut rows = Vec::with_capacity(men.n * FORMS * (a as usize + 1));
+    let mut rows = Vec::with_capacity(men.n * FORMS.len() * (a as usize + 1));
     for &now in &men.spots[..men.n] {
-        for form in forms {
+        for form in FORMS {
             // A pawn never becomes a king (nor has walks as one).
             let walks = (form != Form::King || now.form == Form::King)
                 .then(|| walks(t, men.color.index(), now, form))
@@ -1531,7 +1520,7 @@ impl HelpGen<'_> {
     /// (where `place_theirs` may put it).
     fn their_reach(&self, g: usize, form: Form) -> u64 {
         let budget = (self.a - self.their_used) as usize;
-        self.their_rows[(g * FORMS + form as usize) * (self.a as usize + 1) + budget]
+        self.their_rows[(g * FORMS.len() + form as usize) * (self.a as usize + 1) + budget]
     }
 
     /// Places the other side's man `g` on `spot` (charged), then goes on with `then`.
