@@ -381,10 +381,7 @@ impl HelpSearch<'_> {
             self.lines_in_two(pos, key, ply, &mut out);
             return out;
         }
-        match self.movers(pos.side_to_move(), k, ply) {
-            Some(m) => pos.legal_moves_of(m.men, m.captures, &mut moves),
-            None => pos.legal_moves(&mut moves),
-        }
+        self.list_moves(pos, k, ply, &mut moves);
         if ply == 0 && self.progress {
             self.control.set_first_moves(0, moves.len() as u32);
         }
@@ -530,14 +527,32 @@ impl HelpSearch<'_> {
         targets.any_in_reach(before, &after, left)
     }
 
-    /// The moves that may keep a target in reach at `ply` (`k` plies to go, `mover` to move)
-    /// (`HelpTargets::movers`); `None` (all) without targets, and at the first two plies,
-    /// where the moves may be shared out among the threads by their index.
-    fn movers(&self, mover: Color, k: u32, ply: u32) -> Option<reach::Movers> {
-        let (targets, _, _) = self.targets.filter(|_| ply >= 2)?;
+    /// The moves of `pos` at `ply` (`k` plies to go) that may keep a target in reach
+    /// (`HelpTargets::movers`), into `moves`; all of them without targets, and at the first
+    /// two plies, where the moves may be shared out among the threads by their index.
+    fn list_moves(&self, pos: &Position, k: u32, ply: u32, moves: &mut MoveList) {
+        let mover = pos.side_to_move();
+        let movers = self
+            .targets
+            .filter(|_| ply >= 2)
+            .and_then(|(targets, _, _)| self.live_movers(targets, ply, mover, moves_left(k - 1)));
+        match movers {
+            Some(m) => pos.legal_moves_of(m.men, m.captures, moves),
+            None => pos.legal_moves(moves),
+        }
+    }
+
+    /// `HelpTargets::movers` of `mover` over the targets kept at `ply`, with `left` the moves
+    /// of each side after its move.
+    fn live_movers(
+        &self,
+        targets: &reach::HelpTargets,
+        ply: u32,
+        mover: Color,
+        left: (u32, u32),
+    ) -> Option<reach::Movers> {
         let at = ply as usize;
-        let list = (self.live[at].as_slice(), &self.men[at]);
-        targets.movers(list, mover, moves_left(k - 1))
+        targets.movers((self.live[at].as_slice(), &self.men[at]), mover, left)
     }
 
     /// Whether the aim may still be reached in the `k` plies left (see `reach`).
@@ -602,19 +617,14 @@ impl HelpSearch<'_> {
         let stopped = match self.aim {
             Aim::Mate if let Some((targets, _, _)) = self.targets => {
                 let mut moves = MoveList::new();
-                match self.movers(pos.side_to_move(), 2, ply) {
-                    Some(m) => pos.legal_moves_of(m.men, m.captures, &mut moves),
-                    None => pos.legal_moves(&mut moves),
-                }
+                self.list_moves(pos, 2, ply, &mut moves);
                 let mut quiet = [None; 64];
                 let kept = moves
                     .iter()
                     .filter(|mv| self.keeps_targets(pos, mv, (2, ply), &mut quiet));
                 // The mating moves that may end in a target after any of these: those the
                 // targets kept now allow the other side with the moves it has before its last.
-                let at = ply as usize;
-                let list = (self.live[at].as_slice(), &self.men[at]);
-                let mates = targets.movers(list, !pos.side_to_move(), (1, 0));
+                let mates = self.live_movers(targets, ply, !pos.side_to_move(), (1, 0));
                 let mut stopped = false;
                 for mv in kept {
                     played += 1;

@@ -1056,6 +1056,7 @@ impl HelpTargets {
         let ours_moves = mover == ours.color;
         let men = if ours_moves { ours } else { theirs };
         let j = (0..men.n).find(|&j| men.alive(j) && men.spots[j].sq == from)?;
+        let spots = self.spots_of(ours_moves, j);
         let form = men.spots[j].form;
         if form == Form::Pawn {
             return None;
@@ -1074,9 +1075,9 @@ impl HelpTargets {
                 continue;
             }
             let (spot, sum, max) = if ours_moves {
-                (self.spot(true, j, live.i), walks, walks_max)
+                (spots[live.i as usize], walks, walks_max)
             } else {
-                (self.spot(false, j, live.i), their_walks, theirs_max)
+                (spots[live.i as usize], their_walks, theirs_max)
             };
             if spot == FREE || (ours_moves && spot == CAPTURED) {
                 // Its part costs the same wherever it goes.
@@ -1171,15 +1172,17 @@ impl HelpTargets {
         Some(movers)
     }
 
-    /// Man `j`'s spot in target `i`, of the stalemated side (`ours`) or of the other.
+    /// Man `j`'s spots in the targets (by index), of the stalemated side (`ours`) or of the
+    /// other.
     #[inline]
-    fn spot(&self, ours: bool, j: usize, i: u16) -> Spot {
+    fn spots_of(&self, ours: bool, j: usize) -> &[Spot] {
         let by_man = if ours {
             &self.ours_by_man
         } else {
             &self.theirs_by_man
         };
-        by_man[j * self.targets.len() + i as usize]
+        let n = self.targets.len();
+        &by_man[j * n..(j + 1) * n]
     }
 
     /// Calls `f` with each target in reach (see `narrow`) until it returns true; whether it did.
@@ -1302,13 +1305,7 @@ impl HelpTargets {
             let a = cost(t, color, is, s);
             (a < INF as u32).then(|| (a, cost(t, color, was, s)))
         };
-        let n = self.targets.len();
-        let by_man = if mine {
-            &self.ours_by_man
-        } else {
-            &self.theirs_by_man
-        };
-        let spots = &by_man[j * n..(j + 1) * n];
+        let spots = self.spots_of(mine, j);
         for live in list {
             let s = spots[live.i as usize];
             let mut sums = (live.walks as u32, live.owed as u32, live.theirs as u32);
