@@ -928,6 +928,7 @@ impl HelpTargets {
             captures: a,
             mate,
             placed: [None; MAX_MEN],
+            placed_men: 0,
             captured: 0,
             used: 0,
             held: 0,
@@ -1464,6 +1465,8 @@ struct HelpGen<'a> {
     mate: bool,
     /// The stalemated side: men placed, captured (bits), moves spent, squares held and to hold.
     placed: [Option<Spot>; MAX_MEN],
+    /// The men placed (bits), and captured.
+    placed_men: u16,
     captured: u16,
     used: u32,
     held: u64,
@@ -1645,15 +1648,34 @@ impl HelpGen<'_> {
         }
         let open = !(self.held | self.their_squares);
         let now = self.ours.spots[i];
+        let left = free.len() as u32 - 1;
         for (spot, c) in spots_within(self.t, color, now, open, self.m - self.used) {
-            self.place(i, spot, c);
+            if king || spot.form == Form::Pawn || self.officer_may_freeze(spot, left) {
+                self.place(i, spot, c);
+            }
         }
+    }
+
+    /// Whether an officer placed on `spot` may end frozen (`place_man`), with `left` men of
+    /// its side to place after it: its squares held by them, or pinned. Most spots fail: they
+    /// are not worth placing.
+    #[inline]
+    fn officer_may_freeze(&self, spot: Spot, left: u32) -> bool {
+        let sq = spot.sq as usize;
+        let open = (self.need | self.t.freeze[spot.form as usize][sq]) & !(self.held | 1 << sq);
+        if open.count_ones() <= left || spot.form == Form::Queen {
+            return open.count_ones() <= left;
+        }
+        let k = self.king;
+        let line = usize::from(k % 8 == sq % 8 || k / 8 == sq / 8);
+        pinnable(spot.form, line) && ray_beyond(k, sq) != 0
     }
 
     fn place(&mut self, i: usize, spot: Spot, c: u32) {
         let sq = spot.sq as usize;
         let saved_need = self.need;
         self.placed[i] = Some(spot);
+        self.placed_men |= 1 << i;
         self.held |= 1 << sq;
         self.used += c;
         if spot.form == Form::King {
@@ -1673,6 +1695,7 @@ impl HelpGen<'_> {
         self.held &= !(1 << sq);
         self.need = saved_need;
         self.placed[i] = None;
+        self.placed_men &= !(1 << i);
     }
 
     /// A man of the other side (not its king) placed to check the king on `k`, then the
@@ -1790,10 +1813,16 @@ impl HelpGen<'_> {
             Form::Pawn => ahead.map_or(0, |a| 1u64 << a),
             f => self.t.freeze[f as usize][sq],
         };
-        let saved = self.need;
-        self.need |= needs;
-        self.next();
-        self.need = saved;
+        // Held by men of its side: only if enough are left to place (`next` asks the same at
+        // once; most spots of an officer fail it, and are not worth a step).
+        let open = (self.need | needs) & !self.held;
+        let left = self.ours.n as u32 - (self.placed_men | self.captured).count_ones();
+        if open.count_ones() <= left {
+            let saved = self.need;
+            self.need |= needs;
+            self.next();
+            self.need = saved;
+        }
         if needs & !self.held == 0 {
             return;
         }
