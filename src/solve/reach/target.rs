@@ -1648,23 +1648,33 @@ impl HelpGen<'_> {
         }
         let open = !(self.held | self.their_squares);
         let now = self.ours.spots[i];
+        // The men left to place after this one, and where they stand now.
         let left = free.len() as u32 - 1;
+        let standing = free[1..]
+            .iter()
+            .fold(0u64, |b, &j| b | 1 << self.ours.spots[j].sq);
         for (spot, c) in spots_within(self.t, color, now, open, self.m - self.used) {
-            if king || spot.form == Form::Pawn || self.officer_may_freeze(spot, left) {
+            let room = self.m - self.used - c;
+            if king
+                || spot.form == Form::Pawn
+                || self.officer_may_freeze(spot, (left, standing, room))
+            {
                 self.place(i, spot, c);
             }
         }
     }
 
     /// Whether an officer placed on `spot` may end frozen (`place_man`), with `left` men of
-    /// its side to place after it: its squares held by them, or pinned. Most spots fail: they
-    /// are not worth placing.
+    /// its side to place after it, standing on `standing`, and `room` moves for them: its
+    /// squares held by them (each one they do not stand on takes a move), or pinned. Most
+    /// spots fail: they are not worth placing.
     #[inline]
-    fn officer_may_freeze(&self, spot: Spot, left: u32) -> bool {
+    fn officer_may_freeze(&self, spot: Spot, (left, standing, room): (u32, u64, u32)) -> bool {
         let sq = spot.sq as usize;
         let open = (self.need | self.t.freeze[spot.form as usize][sq]) & !(self.held | 1 << sq);
-        if open.count_ones() <= left || spot.form == Form::Queen {
-            return open.count_ones() <= left;
+        let held = open.count_ones() <= left && (open & !standing).count_ones() <= room;
+        if held || spot.form == Form::Queen {
+            return held;
         }
         let k = self.king;
         let line = usize::from(k % 8 == sq % 8 || k / 8 == sq / 8);
