@@ -379,6 +379,7 @@ impl HelpSearch<'_> {
         }
         if k == 2 && ply > 0 && (self.aim == Aim::Mate || self.targets.is_none()) {
             self.lines_in_two(pos, key, ply, &mut out);
+            self.bound.searched(k, mark);
             return out;
         }
         self.list_moves(pos, k, ply, &mut moves);
