@@ -1216,31 +1216,21 @@ impl Assign<'_> {
 /// the search short.
 /// Mistaking a square for held, or a way for cheaper than it is, only lets more through, so
 /// the men's ways are listed once, with the king on its square.
+/// The steps of its search are added to `effort` (`Bound`'s measure of its work).
 fn men_can_freeze(
-    king: &Man,
-    king_dist: &[u8; 64],
-    men: &[Man],
-    attackers: &[Man],
+    king: (&Man, &[u8; 64]),
+    sides: (&[Man], &[Man]),
     left: (u32, u32),
     first: &mut CutRate,
     covered: &mut dyn FnMut(usize, u32, Depth) -> Option<u64>,
+    effort: &mut u64,
 ) -> bool {
     // The ways' lists are large (kilobytes) and asked for millions of times: one per thread,
     // overwritten, instead of a fresh zeroed one per call.
     thread_local! {
         static WAYS: RefCell<Ways> = const { RefCell::new([[Way::NONE; MAX_OPTIONS]; MAX_MEN]) };
     }
-    WAYS.with_borrow_mut(|ways| {
-        men_can_freeze_in(
-            ways,
-            (king, king_dist),
-            men,
-            attackers,
-            left,
-            first,
-            covered,
-        )
-    })
+    WAYS.with_borrow_mut(|ways| men_can_freeze_in(ways, king, sides, left, first, covered, effort))
 }
 
 /// See `men_can_freeze_in`: the freeze test with the king on any square is asked first while
@@ -1257,11 +1247,11 @@ fn freeze_asked(men: &[Man], m_left: u32) -> bool {
 fn men_can_freeze_in(
     ways: &mut Ways,
     (king, king_dist): (&Man, &[u8; 64]),
-    men: &[Man],
-    attackers: &[Man],
+    (men, attackers): (&[Man], &[Man]),
     (m_left, a_left): (u32, u32),
     first: &mut CutRate,
     covered: &mut dyn FnMut(usize, u32, Depth) -> Option<u64>,
+    effort: &mut u64,
 ) -> bool {
     let t = tables();
     let own = men.iter().fold(0u64, |b, m| b | 1 << m.sq);
@@ -1381,6 +1371,7 @@ fn men_can_freeze_in(
     if first.worth_asking(m_left, ANY_SQUARE_MIN_FAILS) {
         freeze.steps = 0;
         let frozen = freeze.go(0, Fate::default());
+        *effort += freeze.steps as u64;
         first.answered(m_left, !frozen);
         if !frozen {
             return false;
@@ -1423,7 +1414,9 @@ fn men_can_freeze_in(
         freeze.must_hold = must_hold;
         freeze.flights_memo = [0; 256];
         freeze.flights_refused = false;
-        if freeze.go(0, Fate::default()) {
+        let frozen = freeze.go(0, Fate::default());
+        *effort += freeze.steps as u64;
+        if frozen {
             return true;
         }
     }
@@ -2309,8 +2302,9 @@ impl CutRate {
 /// always asked. Higher up a side has moves to spare and it rarely cuts; there it is asked
 /// only where the work it spares (the share of positions it cuts, times the work below a
 /// position it cuts) outweighs its own cost. The work below a cut position is measured by
-/// searching a few of them anyway. Work is counted in nodes, a call of the bound as
-/// `BOUND_COST` of them; each search (and thread) has its own `Bound`.
+/// searching a few of them anyway. Work is counted in the steps of the bound's own searches,
+/// a node as `NODE_STEPS` of them, so that each call costs what it did; each search (and
+/// thread) has its own `Bound`.
 pub(in crate::solve) struct Bound {
     rate: CutRate,
     /// Always asked with this many moves (series moves, plies) left or fewer.
@@ -2319,9 +2313,11 @@ pub(in crate::solve) struct Bound {
     work: u64,
     /// Whether the last position asked about is a cut one searched to measure the work.
     sampling: bool,
-    /// Per number of moves left: the work below the cut positions searched, and how many.
+    /// Per number of moves left: the work below the cut positions searched, and how many;
+    /// the work of the bound's calls.
     below: [u64; RATE_SLOTS],
     sampled: [u64; RATE_SLOTS],
+    spent: [u64; RATE_SLOTS],
     /// How often the freeze test's first pass, with the king on any square, fails.
     any_square_first: CutRate,
 }
@@ -2334,9 +2330,13 @@ impl Drop for Bound {
     }
 }
 
-/// What one call of the bound costs, in nodes (callgrind: hpint#53 `h=4`, about 11,000
-/// instructions a call against 800 a node).
-const BOUND_COST: u64 = 12;
+/// The work of a search is counted in steps of the bound's own searches (`Freeze::go`; one of
+/// `Assign`'s counts two), so that a call is weighed by what it did: from under 1 µs to over
+/// 4 µs a call, by position (hpint#15 and #28 `h=3`). A node (or a move played to test it)
+/// is worth about four of them, the set-up of a call 36 (timed over the 13 `h=3` problems of
+/// the bench: about 100 ns a node, 930 ns a set-up, 26 ns a step).
+const NODE_STEPS: u64 = 4;
+const CALL_STEPS: u64 = 36;
 /// Cut positions searched anyway per number of moves left, to measure the work below them.
 const SAMPLES: u64 = 4;
 /// Until then, the bound is taken to pay where it cuts at least one position in this many.
@@ -2359,6 +2359,7 @@ impl Bound {
             sampling: false,
             below: [0; RATE_SLOTS],
             sampled: [0; RATE_SLOTS],
+            spent: [0; RATE_SLOTS],
             any_square_first: CutRate::default(),
         }
     }
@@ -2379,14 +2380,14 @@ impl Bound {
     /// Counts a node searched.
     #[inline]
     pub(in crate::solve) fn node(&mut self) {
-        self.work += 1;
+        self.work += NODE_STEPS;
     }
 
     /// Counts `n` nodes of work done without searching them as positions (moves played to
     /// test them at the end).
     #[inline]
     pub(in crate::solve) fn worked(&mut self, n: u64) {
-        self.work += n;
+        self.work += n * NODE_STEPS;
     }
 
     /// Where the search of the position last let through begins.
@@ -2421,8 +2422,8 @@ impl Bound {
             // Too few cuts yet to tell the work below them: it pays if it cuts often.
             return cut * FEW_SAMPLES_MIN_CUTS >= asked;
         }
-        // cut / asked * below / sampled >= BOUND_COST, without dividing.
-        cut as u128 * below as u128 >= (asked * BOUND_COST) as u128 * sampled as u128
+        // cut / asked * below / sampled >= spent / asked, without dividing.
+        cut as u128 * below as u128 >= self.spent[slot] as u128 * sampled as u128
     }
 
     /// `goal_reachable(pos, mated, aim, m_left, a_left)` with `left` moves (series moves or
@@ -2439,11 +2440,18 @@ impl Bound {
             return true;
         }
         let first = &mut self.any_square_first;
-        let reachable = goal_reachable_with(pos, (mated, aim), (m_left, a_left), first);
+        let (reachable, effort) = goal_reachable_with(pos, (mated, aim), (m_left, a_left), first);
+        self.charge(left, effort);
         self.answered(left, reachable)
     }
 
-    /// Whether to ask the bound with `left` moves left (its cost is counted if so).
+    /// Counts the work of a call with `left` moves left.
+    fn charge(&mut self, left: u32, effort: u64) {
+        self.work += effort;
+        self.spent[rate_slot(left)] += effort;
+    }
+
+    /// Whether to ask the bound with `left` moves left.
     fn ask(&mut self, left: u32) -> bool {
         self.sampling = false;
         if left > self.always {
@@ -2452,7 +2460,6 @@ impl Bound {
                 return false;
             }
         }
-        self.work += BOUND_COST;
         true
     }
 
@@ -2485,17 +2492,17 @@ pub(in crate::solve) fn goal_reachable(
     m_left: u32,
     a_left: u32,
 ) -> bool {
-    goal_reachable_with(pos, (mated, aim), (m_left, a_left), &mut CutRate::default())
+    goal_reachable_with(pos, (mated, aim), (m_left, a_left), &mut CutRate::default()).0
 }
 
 /// `goal_reachable`, the freeze test with the king on any square asked first as `first` finds
-/// it pays.
+/// it pays; with what it cost, in steps (`Bound`'s measure).
 fn goal_reachable_with(
     pos: &Position,
     (mated, aim): (Color, Aim),
     (m_left, a_left): (u32, u32),
     first: &mut CutRate,
-) -> bool {
+) -> (bool, u64) {
     let t = tables();
     let king = Man::king_of(pos, mated);
     let king_dist = king.dist_all(t);
@@ -2507,11 +2514,10 @@ fn goal_reachable_with(
         // flights' test is set up only once the freeze test has passed with the king on any
         // square (mostly it does not).
         let mut flights: Option<Flights> = None;
-        return men_can_freeze(
-            &king,
-            &king_dist,
-            blockers,
-            attackers,
+        let mut effort = CALL_STEPS;
+        let frozen = men_can_freeze(
+            (&king, &king_dist),
+            (blockers, attackers),
             (m_left, a_left),
             first,
             &mut |k, dk, depth| {
@@ -2521,9 +2527,14 @@ fn goal_reachable_with(
                     })
                     .covered(k, dk, depth)
             },
+            &mut effort,
         );
+        effort += flights.map_or(0, |f| f.steps());
+        return (frozen, effort);
     }
-    Flights::new(t, &king_dist, blockers, attackers, aim, (m_left, a_left)).any_covered(&king_dist)
+    let mut flights = Flights::new(t, &king_dist, blockers, attackers, aim, (m_left, a_left));
+    let covered = flights.any_covered(&king_dist);
+    (covered, CALL_STEPS + flights.steps())
 }
 
 /// `squares` with their entries in `dist`, nearest first (and by square at the same
@@ -2649,6 +2660,12 @@ impl<'a> Flights<'a> {
             a_king_reach,
             a_king,
         }
+    }
+
+    /// The steps of its searches so far, in `Bound`'s measure (one of the assignment's is
+    /// worth about two of the freeze test's).
+    fn steps(&self) -> u64 {
+        2 * self.a.steps as u64
     }
 
     /// Whether the flights of some square the king may end on can be covered (`king_dist`:
@@ -3161,9 +3178,9 @@ pub(super) mod tests {
                 let mut never = CutRate::default();
                 (0..RATE_TRIAL).for_each(|_| never.answered(left.0, false));
                 let asked = (Color::Black, Aim::Stalemate);
-                let without = goal_reachable_with(&pos, asked, left, &mut never);
+                let without = goal_reachable_with(&pos, asked, left, &mut never).0;
                 let mut first = CutRate::default();
-                let with = goal_reachable_with(&pos, asked, left, &mut first);
+                let with = goal_reachable_with(&pos, asked, left, &mut first).0;
                 assert_eq!(with, without, "{} {left:?}", pos.to_fen());
                 assert_eq!(never.asked[rate_slot(left.0)], RATE_TRIAL);
                 cut += first.cut[rate_slot(left.0)];
@@ -3191,11 +3208,15 @@ pub(super) mod tests {
         assert!(rate.worth_asking(4, 8));
     }
 
-    /// Asks the bound with `left` moves left as a search would, the bound answering `cut`;
-    /// `below`: the nodes searched below the position when it is searched. Whether asked.
+    /// Asks the bound with `left` moves left as a search would, the bound answering `cut`
+    /// at the cost of 12 nodes; `below`: the nodes searched below the position when it is
+    /// searched. Whether asked.
     fn ask_as_search(bound: &mut Bound, left: u32, cut: bool, below: u64) -> bool {
         bound.node();
         let asked = bound.ask(left);
+        if asked {
+            bound.charge(left, 12 * NODE_STEPS);
+        }
         let search = !asked || bound.answered(left, !cut);
         if search {
             let mark = bound.mark();
@@ -3308,13 +3329,12 @@ pub(super) mod tests {
             );
             let (blockers, attackers) = (blockers.men(), attackers.men());
             let freezes = men_can_freeze(
-                &king,
-                &king_dist,
-                blockers,
-                attackers,
+                (&king, &king_dist),
+                (blockers, attackers),
                 (1, 1),
                 &mut CutRate::default(),
                 &mut |_, _, _| Some(0),
+                &mut 0,
             );
             let covered = Flights::new(t, &king_dist, blockers, attackers, Aim::Stalemate, (1, 1))
                 .any_covered(&king_dist);
