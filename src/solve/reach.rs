@@ -2371,10 +2371,13 @@ impl Bound {
 
     /// Help play: always asked with two plies left or fewer (with three it cuts most
     /// positions in help-stalemates, few in the helpmates in three, where it does not pay).
-    /// With `targets` (a help mate's) only where it pays at two plies too: they leave it
-    /// little to cut (intell#81a h#3: 1,485 of 78,268 positions).
-    pub(in crate::solve) fn help(targets: bool) -> Bound {
-        Bound::new(if targets { 1 } else { 2 })
+    /// Only where it pays at two plies too: in help mates with `targets`, which leave it
+    /// little to cut (intell#81a h#3: 1,485 of 78,268 positions); and in help stalemates,
+    /// where its cost by position ranges widely (`NODE_STEPS`): at two plies from the end
+    /// it cuts hpint#15 `h=3` to half its time, and doubles hpint#28's.
+    pub(in crate::solve) fn help(aim: Aim, targets: bool) -> Bound {
+        let judged_at_two = aim == Aim::Stalemate || targets;
+        Bound::new(if judged_at_two { 1 } else { 2 })
     }
 
     /// Counts a node searched.
@@ -3241,7 +3244,7 @@ pub(super) mod tests {
             (6, 4, 10, false),
             (6, 50, 100_000, false),
         ] {
-            let mut bound = Bound::help(false);
+            let mut bound = Bound::help(Aim::Mate, false);
             for i in 0..RATE_TRIAL * every {
                 ask_as_search(&mut bound, left, i % every == 0, below);
             }
