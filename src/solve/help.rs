@@ -1030,8 +1030,7 @@ pub(crate) fn solve(
             halted: false,
             progress: false,
             afters: Afters::default(),
-            // Judged at two plies before the end too where that may not pay (`Bound::help`).
-            bound: reach::Bound::help(stip.aim, targets.is_some()),
+            bound: reach::Bound::help(),
             targets: targets
                 .as_ref()
                 .map(|(t, ours, theirs)| (t, *ours, *theirs)),
@@ -1075,7 +1074,7 @@ pub(crate) fn solve(
                 search.numbering = Numbering::new(set_pos.side_to_move());
                 // The targets are those of the play from the diagram.
                 search.targets = None;
-                search.bound = reach::Bound::help(stip.aim, false);
+                search.bound = reach::Bound::help();
             }
             let set_min = if stip.half { 2 } else { 1 };
             set_play = all_lengths(
@@ -1245,7 +1244,7 @@ mod tests {
                             halted: false,
                             progress: false,
                             afters: Afters::default(),
-                            bound: reach::Bound::help(aim, false),
+                            bound: reach::Bound::help(),
                             targets: None,
                             men: Vec::new(),
                             live: Vec::new(),

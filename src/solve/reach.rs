@@ -2337,6 +2337,9 @@ impl Drop for Bound {
 /// the bench: about 100 ns a node, 930 ns a set-up, 26 ns a step).
 const NODE_STEPS: u64 = 4;
 const CALL_STEPS: u64 = 36;
+/// The set-up of a call that asks only the flights' test (mates, and stalemates with more
+/// than `FREEZE_MAX_MOVES` left): about 200 ns (intell#39 and #102, `h#`).
+const FLIGHTS_CALL_STEPS: u64 = 8;
 /// Cut positions searched anyway per number of moves left, to measure the work below them.
 const SAMPLES: u64 = 4;
 /// Until then, the bound is taken to pay where it cuts at least one position in this many.
@@ -2369,15 +2372,13 @@ impl Bound {
         Bound::new(2)
     }
 
-    /// Help play: always asked with two plies left or fewer (with three it cuts most
-    /// positions in help-stalemates, few in the helpmates in three, where it does not pay).
-    /// Only where it pays at two plies too: in help mates with `targets`, which leave it
-    /// little to cut (intell#81a h#3: 1,485 of 78,268 positions); and in help stalemates,
-    /// where its cost by position ranges widely (`NODE_STEPS`): at two plies from the end
-    /// it cuts hpint#15 `h=3` to half its time, and doubles hpint#28's.
-    pub(in crate::solve) fn help(aim: Aim, targets: bool) -> Bound {
-        let judged_at_two = aim == Aim::Stalemate || targets;
-        Bound::new(if judged_at_two { 1 } else { 2 })
+    /// Help play: asked only where it pays, down to two plies before the end (with one
+    /// left it is not asked). What it cuts there, and what a call costs, range widely by
+    /// problem: at two plies it halves hpint#15's time (`h=3`; 1 us a call, cuts 85%) and
+    /// doubles #28's (4 us a call); it cuts 89% of intell#102's positions (`h#7`) for
+    /// 0.2 us a call, 40% of #39's (`h#3`) for 2 us, where the listing it spares is 3 us.
+    pub(in crate::solve) fn help() -> Bound {
+        Bound::new(1)
     }
 
     /// Counts a node searched.
@@ -2537,7 +2538,7 @@ fn goal_reachable_with(
     }
     let mut flights = Flights::new(t, &king_dist, blockers, attackers, aim, (m_left, a_left));
     let covered = flights.any_covered(&king_dist);
-    (covered, CALL_STEPS + flights.steps())
+    (covered, FLIGHTS_CALL_STEPS + flights.steps())
 }
 
 /// `squares` with their entries in `dist`, nearest first (and by square at the same
@@ -3229,7 +3230,7 @@ pub(super) mod tests {
         asked
     }
 
-    /// Near the end the bound is always asked. Higher up it is asked where the work it
+    /// Near the end of series play the bound is always asked. Higher up it is asked where the work it
     /// spares outweighs its cost: cutting one position in ten pays where the cut positions
     /// hold thousands of nodes, not where they hold a hundred, and cutting one in four
     /// does not pay where they hold ten. With too few cuts to measure that, it is asked
@@ -3244,7 +3245,7 @@ pub(super) mod tests {
             (6, 4, 10, false),
             (6, 50, 100_000, false),
         ] {
-            let mut bound = Bound::help(Aim::Mate, false);
+            let mut bound = Bound::series();
             for i in 0..RATE_TRIAL * every {
                 ask_as_search(&mut bound, left, i % every == 0, below);
             }
@@ -3257,6 +3258,15 @@ pub(super) mod tests {
                 "{left} moves left, 1 cut in {every}, {below} below"
             );
         }
+        // In help play it is judged two plies before the end too.
+        let mut bound = Bound::help();
+        for i in 0..RATE_TRIAL * 1000 {
+            ask_as_search(&mut bound, 2, i % 1000 == 0, 10);
+        }
+        let asked = (0..2 * RATE_PROBE)
+            .filter(|&i| ask_as_search(&mut bound, 2, i % 1000 == 0, 10))
+            .count();
+        assert_eq!(asked, 2, "help play, 2 plies left, 1 cut in 1000, 10 below");
     }
 
     /// Positions met in solving hpint#33 (`h=4`), one move of each side left and no stalemate,
