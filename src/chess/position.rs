@@ -953,6 +953,14 @@ impl Position {
         self.after_raw(mv.raw)
     }
 
+    /// Plays the legal move `mv` on this position. Where the position after a move is kept,
+    /// making it in place spares copying it once more (a move's position is copied out of a
+    /// board the move has just written piecemeal: a stall on every child of a search).
+    #[inline]
+    pub fn make(&mut self, mv: &Move) {
+        self.board.play_unchecked(mv.raw);
+    }
+
     /// The position after a legal move, as the generator gives it.
     #[inline(always)]
     fn after_raw(&self, raw: cozy_chess::Move) -> Position {

@@ -406,11 +406,12 @@ impl HelpSearch<'_> {
         for (index, mv) in moves.iter().enumerate() {
             if !self.split.skips(ply, index) && self.keeps_targets(pos, mv, (k, ply), &mut quiet) {
                 searched[index / 64] |= 1 << (index % 64);
-                let after = pos.play(mv);
+                children.push(pos.clone());
+                let after = children.last_mut().expect("just pushed");
+                after.make(mv);
                 if k > TT_MIN_PLIES {
                     self.tt.prefetch(after.key() ^ self.salt);
                 }
-                children.push(after);
             }
         }
         // k == 1 was answered above (mates_in_one, stalemates).

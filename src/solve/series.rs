@@ -328,11 +328,12 @@ impl SeriesSearch<'_> {
                         self.tt.prefetch(next ^ self.salt);
                         continue;
                     }
-                    let after = pos.play(mv);
+                    children.push(pos.clone());
+                    let after = children.last_mut().expect("just pushed");
+                    after.make(mv);
                     if let Some(next) = after.passed_key() {
                         self.tt.prefetch(next ^ self.salt);
                     }
-                    children.push(after);
                 }
             }
         }
