@@ -119,6 +119,8 @@ struct Tables {
     attackers: [[[u64; 64]; 2]; 6],
     /// Squares next to each square.
     ring: [u64; 64],
+    /// `[s][d]`: `ray_from(s, d)`.
+    rays: [[u64; 9]; 64],
     /// `[form][from]`: what a stalemated man of that form needs occupied by its own side to
     /// stand immobile (unpinned) on `from`: the squares next to it along its lines, or its
     /// knight moves (pawn slot unused).
@@ -525,6 +527,7 @@ fn tables() -> &'static Tables {
             att1,
             attackers,
             ring,
+            rays: std::array::from_fn(|s| std::array::from_fn(|d| ray_from(s, d))),
             freeze,
         }
     })
@@ -805,16 +808,32 @@ fn castle_targets(pos: &Position, color: Color) -> u64 {
 }
 
 /// The squares beyond `s` on the line from `k` through `s` (empty unless they are aligned).
+/// Asked for every man and king square the freeze test tries: a look-up, not a walk.
+#[inline]
 fn ray_beyond(k: usize, s: usize) -> u64 {
-    let (kf, kr) = ((k % 8) as i32, (k / 8) as i32);
-    let (sf, sr) = ((s % 8) as i32, (s / 8) as i32);
-    let (df, dr) = (sf - kf, sr - kr);
+    let (df, dr) = (
+        (s % 8) as i32 - (k % 8) as i32,
+        (s / 8) as i32 - (k / 8) as i32,
+    );
     if k == s || !(df == 0 || dr == 0 || df.abs() == dr.abs()) {
         return 0;
     }
-    let (df, dr) = (df.signum(), dr.signum());
+    tables().rays[s][direction(df, dr)]
+}
+
+/// The index (of nine, the middle one unused) of the direction with these file and rank steps.
+fn direction(df: i32, dr: i32) -> usize {
+    ((df.signum() + 1) * 3 + dr.signum() + 1) as usize
+}
+
+/// The squares from `s` (not included) to the board's edge in direction `d` (`direction`).
+fn ray_from(s: usize, d: usize) -> u64 {
+    let (df, dr) = (d as i32 / 3 - 1, d as i32 % 3 - 1);
+    if (df, dr) == (0, 0) {
+        return 0;
+    }
     let mut out = 0u64;
-    let (mut f, mut r) = (sf + df, sr + dr);
+    let (mut f, mut r) = ((s % 8) as i32 + df, (s / 8) as i32 + dr);
     while let Some(x) = sq(f, r) {
         out |= 1 << x;
         f += df;
@@ -1546,7 +1565,7 @@ fn next_to(b: u64) -> u64 {
 fn ray_of(k: usize, s: usize) -> u16 {
     let df = (s % 8) as i32 - (k % 8) as i32;
     let dr = (s / 8) as i32 - (k / 8) as i32;
-    1 << ((df.signum() + 1) * 3 + dr.signum() + 1)
+    1 << direction(df, dr)
 }
 
 /// Whether a man of `form` pinned along a diagonal (`line` 0) or a rank or file (1) cannot
@@ -2775,6 +2794,37 @@ pub(super) mod tests {
 
     fn n(s: &str) -> usize {
         Square::parse(s).unwrap().index()
+    }
+
+    /// The squares beyond a man on a line from the king, looked up, are those a walk from
+    /// the king through the man finds after it.
+    #[test]
+    fn rays_beyond_agree_with_walks() {
+        for k in 0..64 {
+            for d in (0..9).filter(|&d| d != 4) {
+                let (df, dr) = (d / 3 - 1, d % 3 - 1);
+                let mut line = Vec::new();
+                let (mut f, mut r) = ((k % 8) as i32 + df, (k / 8) as i32 + dr);
+                while let Some(x) = sq(f, r) {
+                    line.push(x);
+                    (f, r) = (f + df, r + dr);
+                }
+                for (i, &s) in line.iter().enumerate() {
+                    let walked = line[i + 1..].iter().fold(0u64, |b, &x| b | 1 << x);
+                    assert_eq!(ray_beyond(k, s), walked, "{k} {s}");
+                }
+            }
+            let aligned = (0..64).filter(|&s| {
+                let (df, dr) = (
+                    (s % 8) as i32 - (k % 8) as i32,
+                    (s / 8) as i32 - (k / 8) as i32,
+                );
+                s != k && (df == 0 || dr == 0 || df.abs() == dr.abs())
+            });
+            for s in (0..64).filter(|s| !aligned.clone().any(|a| a == *s)) {
+                assert_eq!(ray_beyond(k, s), 0, "{k} {s}");
+            }
+        }
     }
 
     #[test]
