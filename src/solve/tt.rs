@@ -75,12 +75,23 @@ const WAYS: usize = 4;
 #[repr(align(64))]
 struct Bucket([Slot; WAYS]);
 
-/// Counters of filled slots, spread over cache lines so that threads rarely share one.
+/// Counters of filled slots, one cache line each: a thread counts on its own (`stripe`), so
+/// the line does not travel between cores on every entry it writes.
 #[derive(Default)]
 #[repr(align(64))]
 struct Stripe(AtomicU64);
 
 const STRIPES: usize = 16;
+
+/// This thread's counter of filled slots (threads take them in turn).
+#[inline]
+fn stripe() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    thread_local! {
+        static STRIPE: usize = NEXT.fetch_add(1, Relaxed) % STRIPES;
+    }
+    STRIPE.with(|s| *s)
+}
 
 pub struct TranspositionTable {
     buckets: Buckets,
@@ -209,7 +220,7 @@ impl TranspositionTable {
 
     /// Merges into the key's slot, or takes an empty slot, or the one with the shallowest result.
     fn update(&self, key: u64, f: impl FnOnce(&mut Entry)) {
-        let (index, bucket) = self.bucket(key);
+        let (_, bucket) = self.bucket(key);
         let generation = self.current();
         let mut e = Entry::default();
         if let Some(slot) = find(bucket, key, generation) {
@@ -220,7 +231,7 @@ impl TranspositionTable {
         }
         f(&mut e);
         if put(bucket, key, pack(e, generation), generation) {
-            let stripe = &self.filled[index % STRIPES].0;
+            let stripe = &self.filled[stripe()].0;
             if stripe.fetch_add(1, Relaxed) % 256 == 255 {
                 self.maybe_grow();
             }
