@@ -20,8 +20,9 @@
 //! check are played (`CheckFilter`); and a position from which the final mate (stalemate) cannot
 //! be reached in the moves each side has left is not searched (`reach::goal_reachable`, a
 //! relaxation of the final position measured in empty-board distances, in the spirit of
-//! Popeye's intelligent mode but without its target positions). Near the end it cuts most
-//! positions; higher up it is asked only where it spares more work than it costs (`reach::Bound`).
+//! Popeye's intelligent mode but without its target positions). It is asked only where it
+//! spares more work than it costs, down to two plies before the end (`reach::Bound`): near
+//! the end it cuts most positions, but a call may cost more than the listing it spares.
 //! Help stalemates and help mates also aim at target final positions listed before the search
 //! (`reach::HelpTargets`): a position from which none is in reach is not searched, and a move
 //! after which none is is not even played (nor looked up, nor stored in the table).

@@ -2317,9 +2317,10 @@ impl CutRate {
     }
 }
 
-/// `goal_reachable` asked only where it pays. Near the end it cuts most positions and is
-/// always asked. Higher up a side has moves to spare and it rarely cuts; there it is asked
-/// only where the work it spares (the share of positions it cuts, times the work below a
+/// `goal_reachable` asked only where it pays. Near the end it cuts most positions; in series
+/// play it is always asked there (`Bound::series`). Higher up a side has moves to spare and
+/// it rarely cuts; there, and in help play everywhere (`Bound::help`), it is asked only
+/// where the work it spares (the share of positions it cuts, times the work below a
 /// position it cuts) outweighs its own cost. The work below a cut position is measured by
 /// searching a few of them anyway. Work is counted in the steps of the bound's own searches,
 /// a node as `NODE_STEPS` of them, so that each call costs what it did; each search (and
