@@ -485,7 +485,7 @@ impl HelpSearch<'_> {
             let root_k = k + ply;
             if self.root_live.as_ref().is_none_or(|(rk, _)| *rk != root_k) {
                 let mut all = Vec::new();
-                targets.narrow(None, &self.men[0], false, moves_left(root_k), &mut all);
+                targets.in_reach_from_diagram(moves_left(root_k), &mut all);
                 self.root_live = Some((root_k, all));
             }
         }

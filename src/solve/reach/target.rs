@@ -872,7 +872,15 @@ pub(in crate::solve) struct HelpTargets {
     theirs_by_man: Vec<Spot>,
     /// The castling slack of the mated side and of the other (`castling_slack`).
     slack: (u32, u32),
+    /// The targets in reach from the diagram with any moves (up to `DIAGRAM_MOVES`), with what
+    /// they take from there: each length of the search keeps those it has the moves for
+    /// (`in_reach_from_diagram`), instead of costing every target anew.
+    diagram: Vec<LiveTarget>,
 }
+
+/// The moves of each side up to which `HelpTargets::diagram` keeps targets (more than any
+/// length searched with targets, and the sums still fit a byte).
+const DIAGRAM_MOVES: u32 = 200;
 
 impl HelpTargets {
     /// The targets of a help stalemate of `mated` from `pos`, with `m` moves of its side and
@@ -993,13 +1001,41 @@ impl HelpTargets {
                 .collect()
         };
         let (ours_by_man, theirs_by_man) = (by_man(|t| &t.ours), by_man(|t| &t.theirs));
-        let help = HelpTargets {
+        let mut help = HelpTargets {
             targets,
             ours_by_man,
             theirs_by_man,
             slack,
+            diagram: Vec::new(),
         };
+        let mut diagram = Vec::new();
+        let men = (ours, theirs);
+        help.narrow(
+            None,
+            &men,
+            false,
+            (DIAGRAM_MOVES, DIAGRAM_MOVES),
+            &mut diagram,
+        );
+        help.diagram = diagram;
         Some((help, ours, theirs))
+    }
+
+    /// Into `out`, the targets in reach from the diagram with `m_left` moves of the stalemated
+    /// (mated) side and `a_left` of the other (as `narrow` from all, with the diagram's men).
+    pub(in crate::solve) fn in_reach_from_diagram(
+        &self,
+        (m_left, a_left): (u32, u32),
+        out: &mut Vec<LiveTarget>,
+    ) {
+        let (walks_max, owed_max, theirs_max) =
+            (m_left + self.slack.0, a_left, a_left + self.slack.1);
+        out.clear();
+        out.extend(self.diagram.iter().copied().filter(|live| {
+            live.walks as u32 <= walks_max
+                && live.owed as u32 <= owed_max
+                && live.theirs as u32 <= theirs_max
+        }));
     }
 
     pub(in crate::solve) fn len(&self) -> usize {
@@ -2262,6 +2298,33 @@ mod tests {
             }
         }
         (compared, kept, left_out)
+    }
+
+    /// The targets kept from the diagram for each number of moves left are those narrowing
+    /// all of them with the diagram's men finds, with the same moves taken.
+    #[test]
+    fn targets_from_the_diagram_are_those_in_reach() {
+        let mut lists = 0;
+        over_test_positions(0x2545_f491_4f6c_dd1d, 3, |pos, walked| {
+            let plies = if walked { 6 } else { 4 };
+            for list in [HelpTargets::stalemate, HelpTargets::mate] {
+                let left = (plies / 2, plies / 2);
+                let Some((targets, ours, theirs)) = list(pos, pos.side_to_move(), left, 1) else {
+                    continue;
+                };
+                lists += 1;
+                for m in 0..=left.0 {
+                    for a in 0..=left.1 {
+                        let (mut all, mut kept) = (Vec::new(), Vec::new());
+                        targets.narrow(None, &(ours, theirs), false, (m, a), &mut all);
+                        targets.in_reach_from_diagram((m, a), &mut kept);
+                        assert_eq!(all, kept, "{} {m} {a}", pos.to_fen());
+                    }
+                }
+            }
+            0
+        });
+        assert!(lists > 20, "only {lists} lists");
     }
 
     /// The quiet moves' destinations found for a man at once keep a target in reach exactly
