@@ -1025,16 +1025,16 @@ impl HelpTargets {
     /// (mated) side and `a_left` of the other (as `narrow` from all, with the diagram's men).
     pub(in crate::solve) fn in_reach_from_diagram(
         &self,
-        (m_left, a_left): (u32, u32),
+        left: (u32, u32),
         out: &mut Vec<LiveTarget>,
     ) {
-        let (walks_max, owed_max, theirs_max) =
-            (m_left + self.slack.0, a_left, a_left + self.slack.1);
+        let most = self.most(left);
         out.clear();
         out.extend(self.diagram.iter().copied().filter(|live| {
-            live.walks as u32 <= walks_max
-                && live.owed as u32 <= owed_max
-                && live.theirs as u32 <= theirs_max
+            fits(
+                (live.walks as u32, live.owed as u32, live.theirs as u32),
+                most,
+            )
         }));
     }
 
@@ -1088,8 +1088,7 @@ impl HelpTargets {
         (m_left, a_left): (u32, u32),
     ) -> Option<u64> {
         let t = tables();
-        let (walks_max, owed_max, theirs_max) =
-            (m_left + self.slack.0, a_left, a_left + self.slack.1);
+        let (walks_max, owed_max, theirs_max) = self.most((m_left, a_left));
         let ours_moves = mover == ours.color;
         let men = if ours_moves { ours } else { theirs };
         let j = (0..men.n).find(|&j| men.alive(j) && men.spots[j].sq == from)?;
@@ -1162,8 +1161,7 @@ impl HelpTargets {
             return None;
         }
         let t = tables();
-        let (walks_max, owed_max, theirs_max) =
-            (m_left + self.slack.0, a_left, a_left + self.slack.1);
+        let (walks_max, owed_max, theirs_max) = self.most((m_left, a_left));
         let men = if ours_moves { ours } else { theirs };
         let mut movers = Movers {
             men: 0,
@@ -1209,6 +1207,14 @@ impl HelpTargets {
         Some(movers)
     }
 
+    /// The most a target kept in reach may take with `m_left` moves of the stalemated (mated)
+    /// side and `a_left` of the other: that side's walks, the captures it is owed, the other
+    /// side's walks (castling lets a side's walks take up to its slack more).
+    #[inline]
+    fn most(&self, (m_left, a_left): (u32, u32)) -> (u32, u32, u32) {
+        (m_left + self.slack.0, a_left, a_left + self.slack.1)
+    }
+
     /// Man `j`'s spots in the targets (by index), of the stalemated side (`ours`) or of the
     /// other.
     #[inline]
@@ -1233,17 +1239,18 @@ impl HelpTargets {
         mut f: impl FnMut(LiveTarget) -> bool,
     ) -> bool {
         let t = tables();
-        let (walks_max, owed_max, theirs_max) =
-            (m_left + self.slack.0, a_left, a_left + self.slack.1);
+        let (walks_max, owed_max, theirs_max) = self.most((m_left, a_left));
         let kept = |i: u16, (walks, owed, theirs_walk): (u32, u32, u32)| {
-            (walks <= walks_max && owed <= owed_max && theirs_walk <= theirs_max).then_some(
-                LiveTarget {
-                    i,
-                    walks: walks as u8,
-                    owed: owed as u8,
-                    theirs: theirs_walk as u8,
-                },
+            fits(
+                (walks, owed, theirs_walk),
+                (walks_max, owed_max, theirs_max),
             )
+            .then_some(LiveTarget {
+                i,
+                walks: walks as u8,
+                owed: owed as u8,
+                theirs: theirs_walk as u8,
+            })
         };
         let Some((list, (ours_before, theirs_before))) = from else {
             for (i, target) in self.targets.iter().enumerate() {
@@ -1431,6 +1438,13 @@ fn their_rows(men: &Men, a: u32) -> Vec<u64> {
         }
     }
     rows
+}
+
+/// Whether a target taking `(walks, owed, theirs)` is in reach with at most `most` of each
+/// (`HelpTargets::most`).
+#[inline]
+fn fits((walks, owed, theirs): (u32, u32, u32), most: (u32, u32, u32)) -> bool {
+    walks <= most.0 && owed <= most.1 && theirs <= most.2
 }
 
 /// What man `j` of the stalemated (mated) side costs a target placing it on `s`: moves of its
