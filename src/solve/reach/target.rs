@@ -843,6 +843,44 @@ struct HelpTarget {
     theirs: [Spot; MAX_MEN],
 }
 
+impl HelpTarget {
+    /// The order of a listing's targets, whatever the threads' timing: by the men's squares,
+    /// ours then theirs, then by their forms (16 bytes each, read as numbers).
+    fn order(&self) -> (u128, u128, u128, u128) {
+        let bytes = |spots: [Spot; MAX_MEN], f: fn(Spot) -> u8| u128::from_be_bytes(spots.map(f));
+        (
+            bytes(self.ours, |s| s.sq),
+            bytes(self.theirs, |s| s.sq),
+            bytes(self.ours, |s| s.form as u8),
+            bytes(self.theirs, |s| s.form as u8),
+        )
+    }
+}
+
+/// Two lists sorted by `key` (each without repeats) merged into one, sorted, each element once.
+fn merge_sorted<T, K: Ord>(a: Vec<T>, b: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => match key(x).cmp(&key(y)) {
+                std::cmp::Ordering::Less => a.next(),
+                std::cmp::Ordering::Greater => b.next(),
+                std::cmp::Ordering::Equal => {
+                    b.next();
+                    a.next()
+                }
+            },
+            (Some(_), None) => a.next(),
+            (None, _) => b.next(),
+        };
+        match next {
+            Some(t) => out.push(t),
+            None => return out,
+        }
+    }
+}
+
 // Hashed four spots to a word: a listing hashes every target it finds (the derived hash takes
 // each of its 64 bytes one by one).
 impl std::hash::Hash for HelpTarget {
@@ -957,6 +995,7 @@ impl HelpTargets {
         };
         // Every thread walks the whole enumeration and lists the units it claims (`Units`).
         let next_unit = AtomicUsize::new(0);
+        // Each thread sorts what it found, then the threads' lists are merged.
         let parts = on_threads(threads, || {
             let mut g = make();
             if threads > 1 {
@@ -969,38 +1008,42 @@ impl HelpTargets {
                 });
             }
             g.next();
-            g
+            let mut found = Vec::new();
+            if !g.overflow {
+                found.extend(g.out.drain());
+                found.sort_by_cached_key(HelpTarget::order);
+            }
+            (g.steps, g.overflow, found)
         });
-        let steps: u64 = parts.iter().map(|g| g.steps).sum();
-        // Two threads' units may end in the same target: duplicates go after the sort.
-        let overflow = parts.iter().any(|g| g.overflow);
+        let steps: u64 = parts.iter().map(|p| p.0).sum();
+        let overflow = parts.iter().any(|p| p.1);
         tracing::debug!(steps, overflow, "help targets enumerated");
         if overflow {
             return None;
         }
-        let mut targets: Vec<HelpTarget> = parts.into_iter().flat_map(|g| g.out).collect();
-        // In an order of their own, whatever the threads' timing: by the men's squares, ours
-        // then theirs, then by their forms (16 bytes each, read as numbers).
-        let bytes = |spots: [Spot; MAX_MEN], f: fn(Spot) -> u8| u128::from_be_bytes(spots.map(f));
-        targets.sort_by_cached_key(|t| {
-            (
-                bytes(t.ours, |s| s.sq),
-                bytes(t.theirs, |s| s.sq),
-                bytes(t.ours, |s| s.form as u8),
-                bytes(t.theirs, |s| s.form as u8),
-            )
-        });
-        targets.dedup();
+        // Two threads' units may end in the same target: it is kept once.
+        let targets = parts
+            .into_iter()
+            .map(|p| p.2)
+            .reduce(|a, b| merge_sorted(a, b, HelpTarget::order))
+            .unwrap_or_default();
         if targets.len() > max.0 {
             tracing::debug!(targets = targets.len(), "help targets too many");
             return None;
         }
-        let by_man = |side: fn(&HelpTarget) -> &[Spot; MAX_MEN]| {
-            (0..MAX_MEN)
-                .flat_map(|j| targets.iter().map(move |t| side(t)[j]))
-                .collect()
+        // In one pass over the targets, writing a column per man (of the side's men only).
+        let by_man = |side: fn(&HelpTarget) -> &[Spot; MAX_MEN], men: usize| {
+            let n = targets.len();
+            let mut out = vec![Spot::NONE; men * n];
+            for (i, t) in targets.iter().enumerate() {
+                for (j, &s) in side(t)[..men].iter().enumerate() {
+                    out[j * n + i] = s;
+                }
+            }
+            out
         };
-        let (ours_by_man, theirs_by_man) = (by_man(|t| &t.ours), by_man(|t| &t.theirs));
+        let ours_by_man = by_man(|t| &t.ours, ours.n);
+        let theirs_by_man = by_man(|t| &t.theirs, theirs.n);
         let mut help = HelpTargets {
             targets,
             ours_by_man,
@@ -2339,6 +2382,43 @@ mod tests {
             0
         });
         assert!(lists > 20, "only {lists} lists");
+    }
+
+    /// A listing shared by threads gives the very targets of one thread's, in the same order
+    /// (each thread sorts its own, the lists are merged), whatever the timing.
+    #[test]
+    fn help_targets_are_the_same_on_any_number_of_threads() {
+        let mut lists = 0;
+        over_test_positions(0x1405_7b7e_f767_814f, 1, |pos, walked| {
+            let plies = if walked { 6 } else { 4 };
+            for list in [HelpTargets::stalemate, HelpTargets::mate] {
+                let left = (plies / 2, plies / 2);
+                let Some((one, _, _)) = list(pos, pos.side_to_move(), left, 1) else {
+                    continue;
+                };
+                lists += 1;
+                for threads in [2, 3] {
+                    let (shared, _, _) =
+                        list(pos, pos.side_to_move(), left, threads).expect("listed on one");
+                    assert!(
+                        one.targets == shared.targets
+                            && one.ours_by_man == shared.ours_by_man
+                            && one.theirs_by_man == shared.theirs_by_man,
+                        "{} on {threads} threads",
+                        pos.to_fen()
+                    );
+                }
+            }
+            0
+        });
+        assert!(lists > 20, "only {lists} lists");
+    }
+
+    #[test]
+    fn merged_lists_keep_each_element_once_in_order() {
+        let merged = merge_sorted(vec![1, 3, 5, 9], vec![2, 3, 6, 9, 10], |&x| x);
+        assert_eq!(merged, [1, 2, 3, 5, 6, 9, 10]);
+        assert_eq!(merge_sorted(vec![], vec![4], |&x| x), [4]);
     }
 
     /// The quiet moves' destinations found for a man at once keep a target in reach exactly
