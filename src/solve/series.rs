@@ -131,6 +131,10 @@ struct SeriesSearch<'a> {
     live: Vec<Vec<u16>>,
     /// The move number `lines` was entered at (its targets are narrowed from all of them).
     entry: u32,
+    /// The position (key) and series moves to go whose targets, narrowed from all, are
+    /// `live` at the entry's number: units shared out enter after the same first move (and
+    /// at the diagram) again and again, and are not narrowed anew each time.
+    live_for: Option<(u32, u64, u32)>,
 }
 
 impl SeriesSearch<'_> {
@@ -214,13 +218,21 @@ impl SeriesSearch<'_> {
 
     /// Narrows the targets to those in reach from `pos` (move number `number`, `k` series
     /// moves to go); false when none is.
-    fn targets_in_reach(&mut self, number: u32, k: u32) -> bool {
+    fn targets_in_reach(&mut self, number: u32, key: u64, k: u32) -> bool {
         let Some((targets, _)) = self.targets else {
             return true;
         };
         let at = number as usize;
+        let entered = self.entry == number;
+        if entered && self.live_for == Some((number, key, k)) {
+            return !self.live[at].is_empty();
+        }
+        // Kept only for the list narrowed from all targets at the entry (written now).
+        if self.live_for.is_some_and(|(n, _, _)| n == number) || entered {
+            self.live_for = entered.then_some((number, key, k));
+        }
         let (before, rest) = self.live.split_at_mut(at);
-        let from = (self.entry != number).then(|| before[at - 1].as_slice());
+        let from = (!entered).then(|| before[at - 1].as_slice());
         targets.narrow(from, &self.men[at], k, &mut rest[0]);
         !rest[0].is_empty()
     }
@@ -268,7 +280,7 @@ impl SeriesSearch<'_> {
         // Can the final position still be reached? The series side moves k more times; the
         // other side once at the end (or never, in ser-# and ser-=).
         let series_side = pos.side_to_move();
-        if !self.targets_in_reach(number, k) {
+        if !self.targets_in_reach(number, key, k) {
             self.tt.store_no_solution(key, k);
             return out;
         }
@@ -531,6 +543,7 @@ pub(crate) fn solve(
                 .as_ref()
                 .map_or_else(Vec::new, |_| vec![Vec::new(); slots]),
             entry: 1,
+            live_for: None,
         })
         .collect();
     let limit = options.max_solutions.map(u64::from);
