@@ -14,7 +14,7 @@
 use std::alloc::{self, Layout};
 use std::sync::atomic::{
     AtomicBool, AtomicU32, AtomicU64, AtomicUsize,
-    Ordering::{Acquire, Relaxed, Release},
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
 
 /// What is known about one position for one kind of stipulation.
@@ -99,8 +99,14 @@ pub struct TranspositionTable {
     /// Buckets in use: the table starts small and doubles as it fills, so a small search touches
     /// (and makes the system zero) little memory and keeps its entries close together.
     active: AtomicUsize,
-    /// Held by the one thread moving entries to a doubled table.
+    /// Set while the table is being doubled (its entries moved).
     growing: AtomicBool,
+    /// The parts of the buckets whose entries are to be moved: log2 of the buckets in use
+    /// before doubling (above `PARTS_SHIFT`; 0 before the first doubling) and how many parts
+    /// have been taken.
+    parts: AtomicU64,
+    /// How many parts have been moved.
+    moved: AtomicUsize,
     /// Bumped by `clear`: slots written under another generation read as empty.
     generation: AtomicU32,
     filled: [Stripe; STRIPES],
@@ -108,6 +114,9 @@ pub struct TranspositionTable {
 
 /// Buckets in use at first (1 MiB).
 const FIRST_BUCKETS: usize = 1 << 14;
+/// Buckets whose entries a thread moves at a time when the table doubles (64 KiB).
+const PART_BUCKETS: usize = 1 << 10;
+const PARTS_SHIFT: u32 = 58;
 
 impl TranspositionTable {
     /// A table holding at most `capacity` entries (at least 1024; rounded down to a power of two).
@@ -118,6 +127,8 @@ impl TranspositionTable {
             capacity: n * WAYS,
             active: AtomicUsize::new(n.min(FIRST_BUCKETS)),
             growing: AtomicBool::new(false),
+            parts: AtomicU64::new(0),
+            moved: AtomicUsize::new(0),
             generation: AtomicU32::new(1),
             filled: Default::default(),
         }
@@ -231,8 +242,15 @@ impl TranspositionTable {
         }
         f(&mut e);
         if put(bucket, key, pack(e, generation), generation) {
+            // A plain add on this thread's stripe, not a locked one: a locked add waits for
+            // the slot just written to reach the cache, and with two threads the slot's line
+            // must often first be taken from the other core (hpint#74 h=5 on two threads:
+            // the store took twice its one-thread time). A count lost to a thread sharing
+            // the stripe only delays growing a little.
             let stripe = &self.filled[stripe()].0;
-            if stripe.fetch_add(1, Relaxed) % 256 == 255 {
+            let filled = stripe.load(Relaxed) + 1;
+            stripe.store(filled, Relaxed);
+            if filled.is_multiple_of(256) {
                 self.maybe_grow();
             }
         }
@@ -240,22 +258,52 @@ impl TranspositionTable {
 
     /// Doubles the buckets in use when half of the slots are taken, moving every entry
     /// to its new bucket. Other threads go on meanwhile: an entry not yet moved is missed, one
-    /// written meanwhile may be lost, which costs search but no truth.
+    /// written meanwhile may be lost, which costs search but no truth. A thread that comes
+    /// here while the entries are being moved helps move them (`move_entries`).
     fn maybe_grow(&self) {
+        if self.growing.load(Relaxed) {
+            self.move_entries();
+            return;
+        }
         let active = self.active.load(Relaxed);
         if active >= self.buckets.len() || self.len() * 2 < active * WAYS {
             return;
         }
         if self.growing.swap(true, Acquire) {
+            self.move_entries();
             return;
         }
-        if self.active.load(Relaxed) == active {
+        if self.active.load(Relaxed) != active {
+            self.growing.store(false, Release);
+            return;
+        }
+        self.moved.store(0, Relaxed);
+        self.active.store(active * 2, Relaxed);
+        // Published last: a thread that takes a part from it sees the counts above reset.
+        self.parts
+            .store((active.ilog2() as u64) << PARTS_SHIFT, Release);
+        self.move_entries();
+    }
+
+    /// Takes parts of the buckets being doubled, one at a time, and moves their entries; the
+    /// thread that moves the last part ends the growing. Parts go from the top down, each
+    /// downwards: bucket i's keys go to 2i and 2i + 1, which are beyond the old table or were
+    /// emptied before i is reached (but by a part still being moved on another thread, where
+    /// an entry may be lost).
+    fn move_entries(&self) {
+        loop {
+            let taken = self.parts.fetch_add(1, AcqRel);
+            let log = (taken >> PARTS_SHIFT) as u32;
+            let active = 1usize << log;
+            let parts = active.div_ceil(PART_BUCKETS);
+            let part = (taken & ((1 << PARTS_SHIFT) - 1)) as usize;
+            if log == 0 || part >= parts {
+                return;
+            }
+            let top = active - part * PART_BUCKETS;
             let doubled = active * 2;
-            self.active.store(doubled, Relaxed);
             let generation = self.current();
-            // Downwards: bucket i's keys go to 2i and 2i + 1, which are beyond the old table or
-            // were emptied before i is reached.
-            for i in (0..active).rev() {
+            for i in (top.saturating_sub(PART_BUCKETS)..top).rev() {
                 for slot in &self.buckets[i].0 {
                     let d = slot.data.load(Relaxed);
                     if d == 0 {
@@ -272,8 +320,11 @@ impl TranspositionTable {
                     }
                 }
             }
+            if self.moved.fetch_add(1, AcqRel) + 1 == parts {
+                self.growing.store(false, Release);
+                return;
+            }
         }
-        self.growing.store(false, Release);
     }
 
     /// Forgets every entry (at once: the slots are only marked old) and starts small again.
@@ -564,6 +615,42 @@ mod tests {
         tt.clear();
         assert_eq!(tt.active.load(Relaxed), FIRST_BUCKETS);
         assert!(keys.iter().all(|&k| tt.probe(k).is_none()));
+    }
+
+    /// Threads that fill the table together double it together: each helps move the entries,
+    /// and the doubling ends (the table can be cleared) with most entries kept.
+    #[test]
+    fn threads_filling_the_table_grow_it_together() {
+        let tt = TranspositionTable::new(1 << 20);
+        let per_thread = 60_000;
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let tt = &tt;
+                s.spawn(move || {
+                    let mut x = 0x9e37_79b9 + t;
+                    for _ in 0..per_thread {
+                        let k = xorshift(&mut x);
+                        tt.store_fail(k, (k % 11) as u32 + 1);
+                    }
+                });
+            }
+        });
+        assert!(!tt.growing.load(Relaxed));
+        assert!(tt.active.load(Relaxed) >= FIRST_BUCKETS * 8);
+        let mut kept = 0;
+        for t in 0..4u64 {
+            let mut x = 0x9e37_79b9 + t;
+            for _ in 0..per_thread {
+                let k = xorshift(&mut x);
+                if let Some(e) = tt.probe(k) {
+                    assert_eq!(e.fails_within as u64, k % 11 + 1);
+                    kept += 1;
+                }
+            }
+        }
+        assert!(kept > 4 * per_thread * 8 / 10, "{kept} kept");
+        tt.clear();
+        assert_eq!(tt.active.load(Relaxed), FIRST_BUCKETS);
     }
 
     #[test]
