@@ -2357,19 +2357,40 @@ mod tests {
         (compared, kept, left_out)
     }
 
+    /// A help listing: `HelpTargets::stalemate` or `HelpTargets::mate`.
+    type Lister = fn(&Position, Color, (u32, u32), usize) -> Option<(HelpTargets, Men, Men)>;
+
+    /// `check` with each help stalemate and help mate listing, on one thread, of the test
+    /// positions (`over_test_positions`; four plies, six after a walk): the position, how it
+    /// was listed, the moves of each side and the listing. How many were listed.
+    fn over_help_listings(
+        seed: u64,
+        walks: usize,
+        mut check: impl FnMut(&Position, Lister, (u32, u32), (HelpTargets, Men, Men)),
+    ) -> usize {
+        let mut lists = 0;
+        over_test_positions(seed, walks, |pos, walked| {
+            let plies: u32 = if walked { 6 } else { 4 };
+            let left = (plies / 2, plies / 2);
+            for list in [HelpTargets::stalemate as Lister, HelpTargets::mate] {
+                if let Some(listed) = list(pos, pos.side_to_move(), left, 1) {
+                    lists += 1;
+                    check(pos, list, left, listed);
+                }
+            }
+            0
+        });
+        lists
+    }
+
     /// The targets kept from the diagram for each number of moves left are those narrowing
     /// all of them with the diagram's men finds, with the same moves taken.
     #[test]
     fn targets_from_the_diagram_are_those_in_reach() {
-        let mut lists = 0;
-        over_test_positions(0x2545_f491_4f6c_dd1d, 3, |pos, walked| {
-            let plies = if walked { 6 } else { 4 };
-            for list in [HelpTargets::stalemate, HelpTargets::mate] {
-                let left = (plies / 2, plies / 2);
-                let Some((targets, ours, theirs)) = list(pos, pos.side_to_move(), left, 1) else {
-                    continue;
-                };
-                lists += 1;
+        let lists = over_help_listings(
+            0x2545_f491_4f6c_dd1d,
+            3,
+            |pos, _, left, (targets, ours, theirs)| {
                 for m in 0..=left.0 {
                     for a in 0..=left.1 {
                         let (mut all, mut kept) = (Vec::new(), Vec::new());
@@ -2378,9 +2399,8 @@ mod tests {
                         assert_eq!(all, kept, "{} {m} {a}", pos.to_fen());
                     }
                 }
-            }
-            0
-        });
+            },
+        );
         assert!(lists > 20, "only {lists} lists");
     }
 
@@ -2388,28 +2408,18 @@ mod tests {
     /// (each thread sorts its own, the lists are merged), whatever the timing.
     #[test]
     fn help_targets_are_the_same_on_any_number_of_threads() {
-        let mut lists = 0;
-        over_test_positions(0x1405_7b7e_f767_814f, 1, |pos, walked| {
-            let plies = if walked { 6 } else { 4 };
-            for list in [HelpTargets::stalemate, HelpTargets::mate] {
-                let left = (plies / 2, plies / 2);
-                let Some((one, _, _)) = list(pos, pos.side_to_move(), left, 1) else {
-                    continue;
-                };
-                lists += 1;
-                for threads in [2, 3] {
-                    let (shared, _, _) =
-                        list(pos, pos.side_to_move(), left, threads).expect("listed on one");
-                    assert!(
-                        one.targets == shared.targets
-                            && one.ours_by_man == shared.ours_by_man
-                            && one.theirs_by_man == shared.theirs_by_man,
-                        "{} on {threads} threads",
-                        pos.to_fen()
-                    );
-                }
+        let lists = over_help_listings(0x1405_7b7e_f767_814f, 1, |pos, list, left, (one, _, _)| {
+            for threads in [2, 3] {
+                let (shared, _, _) =
+                    list(pos, pos.side_to_move(), left, threads).expect("listed on one");
+                assert!(
+                    one.targets == shared.targets
+                        && one.ours_by_man == shared.ours_by_man
+                        && one.theirs_by_man == shared.theirs_by_man,
+                    "{} on {threads} threads",
+                    pos.to_fen()
+                );
             }
-            0
         });
         assert!(lists > 20, "only {lists} lists");
     }
@@ -2427,24 +2437,21 @@ mod tests {
     #[test]
     fn quiet_destinations_are_the_moves_keeping_a_target() {
         let (mut compared, mut kept, mut left_out) = (0, 0, 0);
-        over_test_positions(0x6c62_272e_07bb_0142, 3, |pos, walked| {
-            let plies = if walked { 6 } else { 4 };
-            for list in [HelpTargets::stalemate, HelpTargets::mate] {
-                let left = (plies / 2, plies / 2);
-                let Some((targets, ours, theirs)) = list(pos, pos.side_to_move(), left, 1) else {
-                    continue;
-                };
+        over_help_listings(
+            0x6c62_272e_07bb_0142,
+            3,
+            |pos, _, left, (targets, ours, theirs)| {
                 let men = (ours, theirs);
                 let mut live = Vec::new();
                 targets.narrow(None, &men, false, left, &mut live);
+                let plies = left.0 + left.1;
                 let (c, k, l) =
                     assert_quiet_destinations(&targets, pos, (&live, &men), plies, true);
                 compared += c;
                 kept += k;
                 left_out += l;
-            }
-            0
-        });
+            },
+        );
         assert!(
             compared > 1000 && kept > 100 && kept < compared && left_out > 100,
             "{compared} {kept} {left_out}"
