@@ -496,9 +496,9 @@ struct Generator<'a> {
     need: u64,
     /// Per man of the other side: the squares its move may go to (`w` is one of them).
     last: [u64; MAX_MEN],
-    /// The squares of men immobile by a pin: nothing of theirs may stand between them and
-    /// their king.
-    pinned: Vec<u8>,
+    /// The squares between the men immobile by a pin and their king: no man of theirs may end
+    /// there (a placement there is given up at once, not at the end).
+    pin_lines: u64,
     captured: bool,
     king: usize,
     /// The squares the king may be given (the one handed to this thread).
@@ -594,7 +594,7 @@ impl<'a> Generator<'a> {
             held: 0,
             need: 0,
             last,
-            pinned: Vec::new(),
+            pin_lines: 0,
             captured: false,
             king: 0,
             king_squares: !0,
@@ -684,7 +684,7 @@ impl<'a> Generator<'a> {
             self.t,
             self.color,
             now,
-            allowed & !self.held,
+            allowed & !(self.held | self.pin_lines),
             self.moves - used,
         ) {
             self.place(i, spot, used + c);
@@ -709,6 +709,9 @@ impl<'a> Generator<'a> {
     fn place(&mut self, i: usize, spot: Spot, used: u32) {
         let sq = spot.sq as usize;
         let bit = 1u64 << sq;
+        if self.pin_lines & bit != 0 {
+            return;
+        }
         let saved_need = self.need;
         self.placed[i] = Some(spot);
         self.held |= bit;
@@ -783,8 +786,10 @@ impl<'a> Generator<'a> {
         if beyond != 0 {
             let (kf, kr, f, r) = (k % 8, k / 8, sq % 8, sq / 8);
             let line = usize::from(kf == f || kr == r);
-            if pinnable(spot.form, line) {
-                self.pinned.push(spot.sq);
+            let line_open = between(k, sq);
+            if pinnable(spot.form, line) && line_open & self.held == 0 {
+                let saved = self.pin_lines;
+                self.pin_lines |= line_open;
                 let now = self
                     .their
                     .iter()
@@ -794,7 +799,7 @@ impl<'a> Generator<'a> {
                 } else {
                     self.with_last(|m| m.line_after[line] & beyond, used);
                 }
-                self.pinned.pop();
+                self.pin_lines = saved;
             }
         }
         // Captured by the last move.
@@ -805,14 +810,8 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// Every man is placed: a target, unless a pin has a man of its side in its way.
+    /// Every man is placed (none in the way of a pin, `pin_lines`): a target.
     fn finish(&mut self) {
-        let k = self.king;
-        for &p in &self.pinned {
-            if between(k, p as usize) & self.held != 0 {
-                return;
-            }
-        }
         let mut f = [Spot::NONE; MAX_MEN];
         for (slot, p) in f.iter_mut().zip(&self.placed[..self.men.n]) {
             *slot = p.expect("every man is placed");
@@ -982,7 +981,7 @@ impl HelpTargets {
             their_placed: [None; MAX_MEN],
             their_squares: 0,
             their_used: 0,
-            pinned: Vec::new(),
+            pin_lines: 0,
             king: 0,
             their_rows: &their_rows,
             units: None,
@@ -1568,7 +1567,9 @@ struct HelpGen<'a> {
     their_placed: [Option<Spot>; MAX_MEN],
     their_squares: u64,
     their_used: u32,
-    pinned: Vec<u8>,
+    /// The squares between the men immobile by a pin and their king: no man of either side
+    /// may end there (a placement there is given up at once, not at the end).
+    pin_lines: u64,
     king: usize,
     /// `their_reach` for every man, form and budget up to `a` (see `their_rows`).
     their_rows: &'a [u64],
@@ -1609,6 +1610,12 @@ impl HelpGen<'_> {
         !self.overflow
     }
 
+    /// The squares no man may end on now: those men stand on, and those in the way of a pin.
+    #[inline]
+    fn taken(&self) -> u64 {
+        self.held | self.their_squares | self.pin_lines
+    }
+
     /// The squares the other side's man `g` may reach as `form` in the moves it has left
     /// (where `place_theirs` may put it).
     fn their_reach(&self, g: usize, form: Form) -> u64 {
@@ -1625,7 +1632,7 @@ impl HelpGen<'_> {
             spot,
         );
         let bit = 1u64 << spot.sq;
-        if self.their_used + c > self.a || (self.held | self.their_squares) & bit != 0 {
+        if self.their_used + c > self.a || self.taken() & bit != 0 {
             return;
         }
         self.their_placed[g] = Some(spot);
@@ -1660,7 +1667,7 @@ impl HelpGen<'_> {
                 if !fits(form) {
                     continue;
                 }
-                let open = squares & !(self.held | self.their_squares) & self.their_reach(g, form);
+                let open = squares & !self.taken() & self.their_reach(g, form);
                 for d in bits(open) {
                     self.place_theirs(g, Spot { form, sq: d as u8 }, then);
                     if self.overflow {
@@ -1739,7 +1746,7 @@ impl HelpGen<'_> {
             self.next();
             self.captured &= !(1 << i);
         }
-        let open = !(self.held | self.their_squares);
+        let open = !self.taken();
         let now = self.ours.spots[i];
         // The men left to place after this one, and where they stand now.
         let left = free.len() as u32 - 1;
@@ -1776,6 +1783,9 @@ impl HelpGen<'_> {
 
     fn place(&mut self, i: usize, spot: Spot, c: u32) {
         let sq = spot.sq as usize;
+        if self.pin_lines >> sq & 1 == 1 {
+            return;
+        }
         let saved_need = self.need;
         self.placed[i] = Some(spot);
         self.placed_men |= 1 << i;
@@ -1811,7 +1821,7 @@ impl HelpGen<'_> {
                     continue;
                 }
                 let from = self.t.attackers[form as usize][color][k] & self.their_reach(g, form);
-                for d in bits(from & !(self.held | self.their_squares)) {
+                for d in bits(from & !self.taken()) {
                     let ring = self.t.ring[k];
                     self.place_theirs(g, Spot { form, sq: d as u8 }, &mut |s| s.flights(ring));
                     if self.overflow {
@@ -1893,7 +1903,7 @@ impl HelpGen<'_> {
                 if form == Form::King {
                     from &= !t.ring[k];
                 }
-                for d in bits(from & !(self.held | self.their_squares)) {
+                for d in bits(from & !self.taken()) {
                     self.place_theirs(g, Spot { form, sq: d as u8 }, &mut |s| s.further(rest));
                     if self.overflow {
                         return;
@@ -1938,8 +1948,10 @@ impl HelpGen<'_> {
         if beyond != 0 {
             let (kf, kr, f, r) = (k % 8, k / 8, sq % 8, sq / 8);
             let line = usize::from(kf == f || kr == r);
-            if pinnable(spot.form, line) {
-                self.pinned.push(spot.sq);
+            let line_open = between(k, sq);
+            if pinnable(spot.form, line) && line_open & (self.held | self.their_squares) == 0 {
+                let saved = self.pin_lines;
+                self.pin_lines |= line_open;
                 let fits = move |form: Form| match form {
                     Form::Queen => true,
                     Form::Bishop => line == 0,
@@ -1947,18 +1959,13 @@ impl HelpGen<'_> {
                     _ => false,
                 };
                 self.use_theirs(beyond, &fits, &mut |s| s.next());
-                self.pinned.pop();
+                self.pin_lines = saved;
             }
         }
     }
 
+    /// Every man is placed (none in the way of a pin, `pin_lines`): a target.
     fn finish(&mut self) {
-        let k = self.king;
-        for &p in &self.pinned {
-            if between(k, p as usize) & (self.held | self.their_squares) != 0 {
-                return;
-            }
-        }
         let mut target = HelpTarget {
             ours: [Spot::NONE; MAX_MEN],
             theirs: [FREE; MAX_MEN],
@@ -2040,28 +2047,19 @@ fn on_threads<G: Send>(threads: usize, share: impl Fn() -> G + Sync) -> Vec<G> {
     })
 }
 
-/// The squares strictly between `a` and `b` on a line (none if not on one).
+/// The squares strictly between `a` and `b` on a line (none if not on one): from `a` towards
+/// `b`, short of `b` and what lies beyond it.
 fn between(a: usize, b: usize) -> u64 {
-    let beyond_b = ray_beyond(a, b);
-    if beyond_b == 0 {
+    let (df, dr) = (
+        (b % 8) as i32 - (a % 8) as i32,
+        (b / 8) as i32 - (a / 8) as i32,
+    );
+    if a == b || !(df == 0 || dr == 0 || df.abs() == dr.abs()) {
         return 0;
     }
-    let (af, ar, bf, br) = (a % 8, a / 8, b % 8, b / 8);
-    let (df, dr) = (
-        (bf as i32 - af as i32).signum(),
-        (br as i32 - ar as i32).signum(),
-    );
-    let mut out = 0u64;
-    let (mut f, mut r) = (af as i32 + df, ar as i32 + dr);
-    while let Some(s) = super::sq(f, r) {
-        if s == b {
-            break;
-        }
-        out |= 1 << s;
-        f += df;
-        r += dr;
-    }
-    out
+    let d = super::direction(df, dr);
+    let rays = &tables().rays;
+    rays[a][d] & !rays[b][d] & !(1 << b)
 }
 
 #[cfg(test)]
@@ -2072,6 +2070,19 @@ mod tests {
 
     /// `check` over 1500 random positions, then over the positions of `walks` random walks
     /// (`walked`) from each near-stalemate position; what it found in all.
+    #[test]
+    fn squares_between_agree_with_the_move_generator() {
+        for a in 0..64 {
+            for b in 0..64 {
+                let walked = cozy_chess::get_between_rays(
+                    cozy_chess::Square::index(a),
+                    cozy_chess::Square::index(b),
+                );
+                assert_eq!(between(a, b), walked.0, "between {a} and {b}");
+            }
+        }
+    }
+
     fn over_test_positions(
         mut seed: u64,
         walks: usize,
