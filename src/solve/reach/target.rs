@@ -949,6 +949,23 @@ impl HelpTargets {
         threads: usize,
         mate: bool,
     ) -> Option<(HelpTargets, Men, Men)> {
+        let max = if m + a <= SHORT_HELP_PLIES {
+            (MAX_SHORT_HELP_TARGETS, MAX_SHORT_HELP_STEPS)
+        } else {
+            (MAX_TARGETS, MAX_HELP_STEPS)
+        };
+        Self::list_within(pos, mated, (m, a), threads, mate, max)
+    }
+
+    /// `list`, given up after `max`: this many targets, or this many steps of all threads.
+    fn list_within(
+        pos: &Position,
+        mated: Color,
+        (m, a): (u32, u32),
+        threads: usize,
+        mate: bool,
+        max: (usize, u64),
+    ) -> Option<(HelpTargets, Men, Men)> {
         let ours = Men::of(pos, mated);
         let theirs = Men::of(pos, !mated);
         let slack = (castling_slack(pos, mated), castling_slack(pos, !mated));
@@ -957,11 +974,6 @@ impl HelpTargets {
         {
             return None;
         }
-        let max = if m + a <= SHORT_HELP_PLIES {
-            (MAX_SHORT_HELP_TARGETS, MAX_SHORT_HELP_STEPS)
-        } else {
-            (MAX_TARGETS, MAX_HELP_STEPS)
-        };
         let (spent, found) = (AtomicU64::new(0), AtomicU64::new(0));
         let their_rows = their_rows(&theirs, a + slack.1);
         let make = || HelpGen {
@@ -978,6 +990,7 @@ impl HelpTargets {
             used: 0,
             held: 0,
             need: 0,
+            flight_walks: 0,
             their_placed: [None; MAX_MEN],
             their_squares: 0,
             their_used: 0,
@@ -1563,6 +1576,9 @@ struct HelpGen<'a> {
     used: u32,
     held: u64,
     need: u64,
+    /// While the king's flights are dealt: the least moves its men take to hold those they
+    /// hold (`may_hold` of them, kept as they are added).
+    flight_walks: u32,
     /// The other side's men placed, their squares, their moves spent.
     their_placed: [Option<Spot>; MAX_MEN],
     their_squares: u64,
@@ -1793,6 +1809,7 @@ impl HelpGen<'_> {
         self.used += c;
         if spot.form == Form::King {
             self.king = sq;
+            self.flight_walks = 0;
             if self.mate {
                 self.check(sq);
             } else {
@@ -1868,6 +1885,29 @@ impl HelpGen<'_> {
         }
     }
 
+    /// Whether the king's men may hold the flight `f` besides those they hold already (each
+    /// by a man of its own, the nearest walking there: `next`'s test): the least moves they
+    /// then take, if within those left.
+    fn may_hold_flight(&self, f: usize) -> Option<u32> {
+        let color = self.ours.color.index();
+        let (mut men, mut nearest) = (0u32, INF as u32);
+        for i in 0..self.ours.n {
+            let now = self.ours.spots[i];
+            if (self.placed_men | self.captured) >> i & 1 == 1 || now.form == Form::King {
+                continue;
+            }
+            men += 1;
+            let walk = match now.form {
+                Form::Pawn => self.t.pawn_any[color][now.sq as usize][f],
+                form => self.t.dist[form as usize][now.sq as usize][f],
+            };
+            nearest = nearest.min(walk as u32);
+        }
+        let open = ((self.need | 1 << f) & !self.held).count_ones();
+        let walks = self.flight_walks + nearest;
+        (open <= men && walks <= self.m - self.used).then_some(walks)
+    }
+
     /// `flights(left)` itself: the first flight of `left`, then the rest.
     fn deal_flights(&mut self, left: u64) {
         let Some(f) = bits(left).next() else {
@@ -1882,12 +1922,16 @@ impl HelpGen<'_> {
             self.further(rest);
             return;
         }
-        // Held by a man of its side, unless one of the other side stands there.
+        // Held by a man of its side, unless one of the other side stands there, or its men
+        // cannot hold this one too (as `next` would find once all are dealt).
         if self.their_squares >> f & 1 == 0 {
-            let saved = self.need;
-            self.need |= 1 << f;
-            self.further(rest);
-            self.need = saved;
+            if let Some(walks) = self.may_hold_flight(f) {
+                let saved = (self.need, self.flight_walks);
+                self.need |= 1 << f;
+                self.flight_walks = walks;
+                self.further(rest);
+                (self.need, self.flight_walks) = saved;
+            }
         }
         // A man of the other side placed to attack it (the king not next to ours).
         let k = self.king;
@@ -2368,25 +2412,23 @@ mod tests {
         (compared, kept, left_out)
     }
 
-    /// A help listing: `HelpTargets::stalemate` or `HelpTargets::mate`.
-    type Lister = fn(&Position, Color, (u32, u32), usize) -> Option<(HelpTargets, Men, Men)>;
-
     /// `check` with each help stalemate and help mate listing, on one thread, of the test
-    /// positions (`over_test_positions`; four plies, six after a walk): the position, how it
-    /// was listed, the moves of each side and the listing. How many were listed.
+    /// positions (`over_test_positions`; four plies, six after a walk): the position, whether
+    /// a mate's (else a stalemate's), the moves of each side and the listing. How many were
+    /// listed.
     fn over_help_listings(
         seed: u64,
         walks: usize,
-        mut check: impl FnMut(&Position, Lister, (u32, u32), (HelpTargets, Men, Men)),
+        mut check: impl FnMut(&Position, bool, (u32, u32), (HelpTargets, Men, Men)),
     ) -> usize {
         let mut lists = 0;
         over_test_positions(seed, walks, |pos, walked| {
             let plies: u32 = if walked { 6 } else { 4 };
             let left = (plies / 2, plies / 2);
-            for list in [HelpTargets::stalemate as Lister, HelpTargets::mate] {
-                if let Some(listed) = list(pos, pos.side_to_move(), left, 1) {
+            for mate in [false, true] {
+                if let Some(listed) = HelpTargets::list(pos, pos.side_to_move(), left, 1, mate) {
                     lists += 1;
-                    check(pos, list, left, listed);
+                    check(pos, mate, left, listed);
                 }
             }
             0
@@ -2416,13 +2458,18 @@ mod tests {
     }
 
     /// A listing shared by threads gives the very targets of one thread's, in the same order
-    /// (each thread sorts its own, the lists are merged), whatever the timing.
+    /// (each thread sorts its own, the lists are merged), whatever the timing. The threads
+    /// are given twice the room: each walks the listing's first steps, and two may find the
+    /// same target, so near its limits a shared listing may be given up where one thread's
+    /// is not (that costs time, not truth).
     #[test]
     fn help_targets_are_the_same_on_any_number_of_threads() {
-        let lists = over_help_listings(0x1405_7b7e_f767_814f, 1, |pos, list, left, (one, _, _)| {
+        let roomy = (2 * MAX_TARGETS, 2 * MAX_HELP_STEPS);
+        let lists = over_help_listings(0x1405_7b7e_f767_814f, 1, |pos, mate, left, (one, _, _)| {
             for threads in [2, 3] {
                 let (shared, _, _) =
-                    list(pos, pos.side_to_move(), left, threads).expect("listed on one");
+                    HelpTargets::list_within(pos, pos.side_to_move(), left, threads, mate, roomy)
+                        .expect("listed on one");
                 assert!(
                     one.targets == shared.targets
                         && one.ours_by_man == shared.ours_by_man
