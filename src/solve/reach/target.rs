@@ -88,8 +88,9 @@ const MAX_SERIES: u32 = 40;
 // The lists of targets in reach hold their indices as `u16`.
 const _: () = assert!(MAX_TARGETS < u16::MAX as usize);
 /// Steps of a series listing before it is given up (of all its threads): hpint#52 ser-h=8
-/// needs 10.6M and is solved faster without its targets.
-const MAX_SERIES_STEPS: u64 = 1_500_000;
+/// needs millions and is solved faster without its targets; over the corpus the listings
+/// that end take at most 346,413 (hpint#110 ser-h=13).
+const MAX_SERIES_STEPS: u64 = 750_000;
 /// Steps of a help listing before it is given up. Help steps are cheaper, and the help
 /// stalemates near Popeye's times need up to 5.7M (hpint#34 h=4: 0.19 s of listing, which
 /// saves 3 s of search).
@@ -770,9 +771,14 @@ impl<'a> Generator<'a> {
             f => self.t.freeze[f as usize][sq],
         };
         let free_anyway = needs & !self.held == 0;
-        self.need |= needs;
-        self.place_next(used);
-        self.need = saved_need;
+        // Held by its own men: only if enough are left to place (as `place_next` asks first;
+        // most spots of an officer fail it).
+        let unplaced = self.men.n as u32 - self.held.count_ones();
+        if ((saved_need | needs) & !self.held).count_ones() <= unplaced {
+            self.need |= needs;
+            self.place_next(used);
+            self.need = saved_need;
+        }
         if free_anyway {
             return;
         }
