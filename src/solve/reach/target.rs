@@ -91,10 +91,10 @@ const _: () = assert!(MAX_TARGETS < u16::MAX as usize);
 /// needs millions and is solved faster without its targets; over the corpus the listings
 /// that end take at most 346,413 (hpint#110 ser-h=13).
 const MAX_SERIES_STEPS: u64 = 750_000;
-/// Steps of a help listing before it is given up. Help steps are cheaper, and the help
-/// stalemates near Popeye's times need up to 5.7M (hpint#34 h=4: 0.19 s of listing, which
-/// saves 3 s of search).
-const MAX_HELP_STEPS: u64 = 8_000_000;
+/// Steps of a help listing before it is given up. Over the corpus the listings that end take
+/// at most 540,654 (hpint#24 h=8; the listing saves most of its search). A step is some
+/// 40-60 ns: this gives up after about 0.1 s.
+const MAX_HELP_STEPS: u64 = 2_000_000;
 /// Help play of at most this many plies is over soon: its listing is cut short sooner. Over
 /// the corpus's 109 h#3 problems the targets pay up to about 35,000 of them now that a move
 /// which keeps none in reach is not played (the mated side's last move included): intell#53a
@@ -102,7 +102,8 @@ const MAX_HELP_STEPS: u64 = 8_000_000;
 /// lose the listing's 0.03-0.06 s.
 const SHORT_HELP_PLIES: u32 = 6;
 const MAX_SHORT_HELP_TARGETS: usize = 35_000;
-const MAX_SHORT_HELP_STEPS: u64 = 1_000_000;
+/// (The short listings that end take at most 231,514 steps: intell#81b h#3.)
+const MAX_SHORT_HELP_STEPS: u64 = 500_000;
 /// Each thread adds its steps to the count of all every this many.
 const STEPS_SHARED: u64 = 4_096;
 
@@ -331,16 +332,25 @@ fn may_hold(
 ) -> bool {
     let mut least = 0;
     for q in bits(open) {
-        let walk = |now: Spot| match now.form {
-            Form::Pawn => t.pawn_any[color][now.sq as usize][q],
-            form => t.dist[form as usize][now.sq as usize][q],
-        };
-        least += free.clone().map(walk).min().unwrap_or(INF) as u32;
+        least += free
+            .clone()
+            .map(|now| walk_to(t, color, now, q))
+            .min()
+            .unwrap_or(INF) as u32;
         if least > moves {
             return false;
         }
     }
     true
+}
+
+/// The moves for a man on `now` to stand on `q` in any form, on an empty board.
+#[inline]
+fn walk_to(t: &Tables, color: usize, now: Spot, q: usize) -> u8 {
+    match now.form {
+        Form::Pawn => t.pawn_any[color][now.sq as usize][q],
+        form => t.dist[form as usize][now.sq as usize][q],
+    }
 }
 
 /// The spots of `open` a man on `now` may stand on (in each form it may take) within
@@ -1903,11 +1913,7 @@ impl HelpGen<'_> {
                 continue;
             }
             men += 1;
-            let walk = match now.form {
-                Form::Pawn => self.t.pawn_any[color][now.sq as usize][f],
-                form => self.t.dist[form as usize][now.sq as usize][f],
-            };
-            nearest = nearest.min(walk as u32);
+            nearest = nearest.min(walk_to(self.t, color, now, f) as u32);
         }
         let open = ((self.need | 1 << f) & !self.held).count_ones();
         let walks = self.flight_walks + nearest;
