@@ -2126,15 +2126,25 @@ mod tests {
 
     /// `check` over 1500 random positions, then over the positions of `walks` random walks
     /// (`walked`) from each near-stalemate position; what it found in all.
+    /// `between` (rays looked up) against a walk from one square towards the other.
     #[test]
-    fn squares_between_agree_with_the_move_generator() {
-        for a in 0..64 {
-            for b in 0..64 {
-                let walked = cozy_chess::get_between_rays(
-                    cozy_chess::Square::index(a),
-                    cozy_chess::Square::index(b),
+    fn squares_between_agree_with_walks() {
+        use crate::chess::Square;
+        for a in Square::all() {
+            for b in Square::all() {
+                let (df, dr) = (
+                    b.file() as i8 - a.file() as i8,
+                    b.rank() as i8 - a.rank() as i8,
                 );
-                assert_eq!(between(a, b), walked.0, "between {a} and {b}");
+                let mut walked = 0u64;
+                if a != b && (df == 0 || dr == 0 || df.abs() == dr.abs()) {
+                    let mut at = a.offset(df.signum(), dr.signum());
+                    while let Some(s) = at.filter(|&s| s != b) {
+                        walked |= 1 << s.index();
+                        at = s.offset(df.signum(), dr.signum());
+                    }
+                }
+                assert_eq!(between(a.index(), b.index()), walked, "{a:?} {b:?}");
             }
         }
     }
