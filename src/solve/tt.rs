@@ -124,11 +124,16 @@ const PARTS_SHIFT: u32 = 58;
 impl TranspositionTable {
     /// A table holding at most `capacity` entries (at least 1024; rounded down to a power of two).
     pub fn new(capacity: usize) -> TranspositionTable {
+        TranspositionTable::starting_with(capacity, FIRST_BUCKETS)
+    }
+
+    /// `new`, with `first` buckets in use at first.
+    fn starting_with(capacity: usize, first: usize) -> TranspositionTable {
         let n = 1 << (capacity.max(1024) / WAYS).ilog2();
         TranspositionTable {
             buckets: Buckets::zeroed(n),
             capacity: n * WAYS,
-            active: AtomicUsize::new(n.min(FIRST_BUCKETS)),
+            active: AtomicUsize::new(n.min(first)),
             growing: AtomicBool::new(false),
             parts: AtomicU64::new(0),
             moved: AtomicUsize::new(0),
@@ -624,9 +629,12 @@ mod tests {
     /// and the doubling ends (the table can be cleared) with most entries kept.
     #[test]
     fn threads_filling_the_table_grow_it_together() {
-        // Room to double four times; entries for three doublings (at half full).
-        let tt = TranspositionTable::new(FIRST_BUCKETS * WAYS * 16);
-        let per_thread = FIRST_BUCKETS * 15 / 4;
+        // Starting at 1 MiB: each doubling moves few entries, so the test stays short (with
+        // four threads on two cores beside other tests, a thread moving a part may wait a
+        // while, and entries written meanwhile may be lost).
+        let first = 1 << 14;
+        let tt = TranspositionTable::starting_with(1 << 20, first);
+        let per_thread = 60_000;
         std::thread::scope(|s| {
             for t in 0..4u64 {
                 let tt = &tt;
@@ -640,7 +648,7 @@ mod tests {
             }
         });
         assert!(!tt.growing.load(Relaxed));
-        assert!(tt.active.load(Relaxed) >= FIRST_BUCKETS * 8);
+        assert!(tt.active.load(Relaxed) >= first * 8);
         let mut kept = 0;
         for t in 0..4u64 {
             let mut x = 0x9e37_79b9 + t;
