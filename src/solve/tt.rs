@@ -115,7 +115,7 @@ pub struct TranspositionTable {
 /// Buckets in use at first (4 MiB): each doubling moves every entry, and a search of the
 /// bench's size doubled a 1 MiB table two or three times (hpint#74 h=5: 1.4 ms of 40 moving
 /// entries); starting at 4 MiB was 3% faster over the bench (eight rounds, one and two
-/// threads), and still fits a core's cache for the smallest searches.
+/// threads), though the table of a small search no longer fits a core's 2 MiB L2 here.
 const FIRST_BUCKETS: usize = 1 << 16;
 /// Buckets whose entries a thread moves at a time when the table doubles (64 KiB).
 const PART_BUCKETS: usize = 1 << 10;
