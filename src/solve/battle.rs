@@ -11,7 +11,7 @@ use crate::problem::{Aim, Family, SolveOptions};
 
 use super::parallel::Tally;
 use super::tree::{NodeRole, SolutionNode};
-use super::{SearchControl, TranspositionTable};
+use super::{Apart, SearchControl, TranspositionTable};
 
 /// Which battle family: where the aim is tested.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,21 +51,28 @@ pub(crate) fn reaches_aim_in_one(aim: Aim, pos: &Position, moves: &[Move]) -> bo
     moves.iter().any(|m| aim_reached(aim, &pos.play(m)))
 }
 
-/// The proof engine for one solve: attacker = side to move in the diagram.
+/// The proof engine for one solve: attacker = side to move in the diagram. Aligned as `Apart`:
+/// the threads' provers stand side by side.
+#[repr(align(128))]
 pub(crate) struct Prover<'a> {
     pub tt: &'a TranspositionTable,
     pub control: &'a SearchControl,
     pub battle: Battle,
     pub aim: Aim,
     salt: u64,
-    /// Killer moves by remaining length: the last attack that won and the last defence that
-    /// refuted are tried first, so proofs and refutations come early.
-    attack_killers: Box<[AtomicU32]>,
-    defence_killers: Box<[AtomicU32]>,
-    /// How often each defence (by from/to) refuted: the order of defences at interior nodes.
-    history: Box<[AtomicU32]>,
+    /// What this thread learnt of good moves (in one allocation apart from other threads').
+    memory: Box<Apart<Memory>>,
     /// This thread's node and table-hit counts.
     tally: Tally<'a>,
+}
+
+/// Killer moves by remaining length: the last attack that won and the last defence that
+/// refuted are tried first, so proofs and refutations come early. How often each defence (by
+/// from/to) refuted: the order of defences at interior nodes.
+struct Memory {
+    attack_killers: [AtomicU32; 64],
+    defence_killers: [AtomicU32; 64],
+    history: [AtomicU32; 64 * 64],
 }
 
 impl<'a> Prover<'a> {
@@ -84,17 +91,17 @@ impl<'a> Prover<'a> {
             (Battle::Reflex, Aim::Mate) => 0x93d0_5a7b_c2e1_466f,
             (Battle::Reflex, Aim::Stalemate) => 0x2f65_b8c4_0e9a_d31c,
         };
-        let slots = || (0..64).map(|_| AtomicU32::new(0)).collect();
-        let history = (0..64 * 64).map(|_| AtomicU32::new(0)).collect();
         Prover {
             tt,
             control,
             battle,
             aim,
             salt,
-            attack_killers: slots(),
-            defence_killers: slots(),
-            history,
+            memory: Box::new(Apart(Memory {
+                attack_killers: [const { AtomicU32::new(0) }; 64],
+                defence_killers: [const { AtomicU32::new(0) }; 64],
+                history: [const { AtomicU32::new(0) }; 64 * 64],
+            })),
             tally: Tally::new(control, None),
         }
     }
@@ -164,7 +171,7 @@ impl<'a> Prover<'a> {
             return self.reaches_aim_in_one(pos);
         }
         // The last winner at this length first, before any list is made.
-        let killer = self.killer(&self.attack_killers, n);
+        let killer = self.killer(&self.memory.attack_killers, n);
         if let Some(after) = pos.play_key(killer) {
             if self.defend(&after, n) {
                 return true;
@@ -198,7 +205,7 @@ impl<'a> Prover<'a> {
             for i in order.iter() {
                 let m = &moves[i];
                 if self.defend(&pos.play(m), n) {
-                    self.set_killer(&self.attack_killers, n, m.key());
+                    self.set_killer(&self.memory.attack_killers, n, m.key());
                     return true;
                 }
                 if self.stopped() {
@@ -214,7 +221,7 @@ impl<'a> Prover<'a> {
             }
             let wins = self.defend(after, n);
             if wins {
-                self.set_killer(&self.attack_killers, n, k);
+                self.set_killer(&self.memory.attack_killers, n, k);
             }
             wins
         };
@@ -304,7 +311,7 @@ impl<'a> Prover<'a> {
         let killer = if n >= 3 {
             MoveKey::NONE
         } else {
-            self.killer(&self.defence_killers, n)
+            self.killer(&self.memory.defence_killers, n)
         };
         if let Some(after) = pos.play_key(killer) {
             if refutes(&after) || self.stopped() {
@@ -321,7 +328,9 @@ impl<'a> Prover<'a> {
             for (i, d) in moves.iter().enumerate() {
                 let k = d.key();
                 if k != killer {
-                    let h = self.history[history_index(k)].load(Relaxed).min(0x7fff);
+                    let h = self.memory.history[history_index(k)]
+                        .load(Relaxed)
+                        .min(0x7fff);
                     let score = if n >= 2 {
                         // The defences that leave him fewest moves first (Popeye's order): his
                         // failure there is cheapest to prove, and likeliest.
@@ -366,7 +375,7 @@ impl<'a> Prover<'a> {
     pub(crate) fn defence_order(&self, pos: &Position, moves: &[Move]) -> Vec<Move> {
         let mut order = Order::new();
         for (i, d) in moves.iter().enumerate() {
-            let h = self.history[history_index(d.key())]
+            let h = self.memory.history[history_index(d.key())]
                 .load(Relaxed)
                 .min(0x7fff);
             let mobility = pos.play(d).count_legal_moves().min(255) as u32;
@@ -378,8 +387,8 @@ impl<'a> Prover<'a> {
 
     fn note_refutation(&self, n: u32, k: MoveKey) {
         if !self.stopped() {
-            self.set_killer(&self.defence_killers, n, k);
-            self.history[history_index(k)].fetch_add(1, Relaxed);
+            self.set_killer(&self.memory.defence_killers, n, k);
+            self.memory.history[history_index(k)].fetch_add(1, Relaxed);
         }
     }
 

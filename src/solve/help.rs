@@ -43,7 +43,7 @@ use super::parallel::{
 };
 use super::reach;
 use super::{
-    Afters, NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable,
+    Afters, Apart, NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable,
 };
 
 /// Table key salts: help play facts for one aim never mix with those of another aim or family.
@@ -291,7 +291,9 @@ impl KeptFor {
     }
 }
 
-/// One depth-first enumeration of help play lines (one per thread).
+/// One depth-first enumeration of help play lines (one per thread). Aligned as `Apart`: the
+/// threads' searches stand side by side.
+#[repr(align(128))]
 struct HelpSearch<'a> {
     tt: &'a TranspositionTable,
     control: &'a SearchControl,
@@ -317,8 +319,8 @@ struct HelpSearch<'a> {
     /// in the diagram (the stalemated or mated side's first).
     targets: Option<(&'a reach::HelpTargets, reach::Men, reach::Men)>,
     /// Per ply: both sides' men by identity, and the targets still in reach.
-    men: Vec<(reach::Men, reach::Men)>,
-    live: Vec<Vec<reach::LiveTarget>>,
+    men: Vec<Apart<(reach::Men, reach::Men)>>,
+    live: Vec<Apart<Vec<reach::LiveTarget>>>,
     /// What the list one ply after the diagram was narrowed for.
     live_for: Option<KeptFor>,
     /// The targets in reach from the diagram, for lines of the length kept with them: a search
@@ -430,9 +432,9 @@ impl HelpSearch<'_> {
                 Some(after_key) => {
                     if self.targets.is_some() {
                         let at = ply as usize;
-                        let (ours, theirs) = self.men[at];
+                        let (ours, theirs) = *self.men[at];
                         let mover = pos.side_to_move();
-                        self.men[at + 1] = (ours.after(mv, mover), theirs.after(mv, mover));
+                        *self.men[at + 1] = (ours.after(mv, mover), theirs.after(mv, mover));
                     }
                     self.lines_entered(after, after_key, k - 1, ply + 1)
                 }
@@ -471,7 +473,7 @@ impl HelpSearch<'_> {
             let kept_for = (key != 0).then(|| KeptFor {
                 key,
                 k,
-                men: self.men[at],
+                men: *self.men[at],
             });
             let again = self.live_for.as_ref().zip(kept_for.as_ref());
             if self.entry == ply && again.is_some_and(|(was, now)| was.same(now)) {
@@ -492,8 +494,8 @@ impl HelpSearch<'_> {
         let (before, rest) = self.live.split_at_mut(at);
         // From the list one ply before (the men after one move), or from the diagram's.
         let (from, one_move) = match &self.root_live {
-            Some((_, root)) if self.entry == ply => ((root.as_slice(), &self.men[0]), ply == 1),
-            _ => ((before[at - 1].as_slice(), &self.men[at - 1]), true),
+            Some((_, root)) if self.entry == ply => ((root.as_slice(), &*self.men[0]), ply == 1),
+            _ => ((before[at - 1].as_slice(), &*self.men[at - 1]), true),
         };
         targets.narrow(
             Some(from),
@@ -520,7 +522,7 @@ impl HelpSearch<'_> {
             return true;
         };
         let at = ply as usize;
-        let before = (self.live[at].as_slice(), &self.men[at]);
+        let before = (self.live[at].as_slice(), &*self.men[at]);
         let mover = pos.side_to_move();
         let left = moves_left(k - 1);
         if mv.kind() == MoveKind::Normal && !mv.is_capture() && mv.promotion().is_none() {
@@ -561,7 +563,7 @@ impl HelpSearch<'_> {
         left: (u32, u32),
     ) -> Option<reach::Movers> {
         let at = ply as usize;
-        targets.movers((self.live[at].as_slice(), &self.men[at]), mover, left)
+        targets.movers((self.live[at].as_slice(), &*self.men[at]), mover, left)
     }
 
     /// Whether the aim may still be reached in the `k` plies left (see `reach`).
@@ -793,7 +795,7 @@ impl LineSearch for HelpSearch<'_> {
         if let Some((_, ours, theirs)) = self.targets {
             // Entered at the diagram, or one ply after it (a move handed over).
             self.entry = depth;
-            self.men[depth as usize] = if depth == 0 {
+            *self.men[depth as usize] = if depth == 0 {
                 (ours, theirs)
             } else {
                 (ours.follow(pos), theirs.follow(pos))
@@ -1036,12 +1038,12 @@ pub(crate) fn solve(
             targets: targets
                 .as_ref()
                 .map(|(t, ours, theirs)| (t, *ours, *theirs)),
-            men: targets
-                .as_ref()
-                .map_or_else(Vec::new, |(_, ours, theirs)| vec![(*ours, *theirs); slots]),
+            men: targets.as_ref().map_or_else(Vec::new, |(_, ours, theirs)| {
+                vec![Apart((*ours, *theirs)); slots]
+            }),
             live: targets
                 .as_ref()
-                .map_or_else(Vec::new, |_| vec![Vec::new(); slots]),
+                .map_or_else(Vec::new, |_| vec![Apart(Vec::new()); slots]),
             live_for: None,
             entry: 0,
             root_live: None,

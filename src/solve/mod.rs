@@ -48,6 +48,28 @@ impl Afters {
     }
 }
 
+/// A thread's own data, kept off the cache lines of any other thread's: aligned to 128 bytes,
+/// the pair of lines the processor fetches together. The searches of the threads and their
+/// per-ply buffers are made side by side on the thread that starts them; sharing lines, one
+/// thread's writes made the other's reads miss (on eight small help problems, two threads
+/// took 2% less processor time with them apart: six alternating runs).
+#[derive(Clone, Copy, Default)]
+#[repr(align(128))]
+struct Apart<T>(T);
+
+impl<T> std::ops::Deref for Apart<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Apart<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
 /// A problem ready to solve: a legal position and a stipulation it can start.
 #[derive(Clone, Debug)]
 pub struct Problem {

@@ -37,7 +37,7 @@ use super::help::{aim_reached, all_lengths, finish, known_unsolvable, CheckFilte
 use super::parallel::{worker_count, Gate, Handed, LineSearch, Split, Tally};
 use super::reach;
 use super::{
-    Afters, NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable,
+    Afters, Apart, NodeRole, Problem, SearchControl, SolutionNode, SolutionTree, TranspositionTable,
 };
 
 /// Table key salts, one per (end, aim): series facts never mix with each other or with help play.
@@ -102,7 +102,9 @@ fn forced_to_reach_aim(aim: Aim, pos: &Position) -> bool {
     pos.has_legal_move() && !pos.any_successor(|_, p| !aim_reached(aim, p))
 }
 
-/// One depth-first enumeration of series (one per thread).
+/// One depth-first enumeration of series (one per thread). Aligned as `Apart`: the threads'
+/// searches stand side by side.
+#[repr(align(128))]
 struct SeriesSearch<'a> {
     tt: &'a TranspositionTable,
     control: &'a SearchControl,
@@ -127,8 +129,8 @@ struct SeriesSearch<'a> {
     /// series side's men in the diagram.
     targets: Option<(&'a reach::Targets, reach::Men)>,
     /// Per series move number: the men by identity, and the targets still in reach.
-    men: Vec<reach::Men>,
-    live: Vec<Vec<u16>>,
+    men: Vec<Apart<reach::Men>>,
+    live: Vec<Apart<Vec<u16>>>,
     /// The move number `lines` was entered at (its targets are narrowed from all of them).
     entry: u32,
     /// The position (key) and series moves to go whose targets, narrowed from all, are
@@ -211,7 +213,7 @@ impl SeriesSearch<'_> {
         if let Some((_, root)) = self.targets {
             // Entered at the diagram, or one series move after it (a move handed over).
             self.entry = number;
-            self.men[number as usize] = if number == 1 { root } else { root.follow(pos) };
+            *self.men[number as usize] = if number == 1 { root } else { root.follow(pos) };
         }
         self.search(pos, key, k, number)
     }
@@ -241,7 +243,7 @@ impl SeriesSearch<'_> {
     fn follow_men(&mut self, number: u32, pos: &Position, mv: &Move) {
         if self.targets.is_some() {
             let at = number as usize;
-            self.men[at + 1] = self.men[at].after(mv, pos.side_to_move());
+            *self.men[at + 1] = self.men[at].after(mv, pos.side_to_move());
         }
     }
 
@@ -538,10 +540,10 @@ pub(crate) fn solve(
             targets: targets.as_ref().map(|(t, men)| (t, *men)),
             men: targets
                 .as_ref()
-                .map_or_else(Vec::new, |(_, men)| vec![*men; slots]),
+                .map_or_else(Vec::new, |(_, men)| vec![Apart(*men); slots]),
             live: targets
                 .as_ref()
-                .map_or_else(Vec::new, |_| vec![Vec::new(); slots]),
+                .map_or_else(Vec::new, |_| vec![Apart(Vec::new()); slots]),
             entry: 1,
             live_for: None,
         })
