@@ -816,6 +816,10 @@ impl LineSearch for HelpSearch<'_> {
     fn grouped(&self) -> bool {
         false
     }
+
+    fn learn_from(&mut self, other: &Self) {
+        self.bound.learn_from(&other.bound);
+    }
 }
 
 /// Keeps the first lines of a forest until `keep` are kept. `grouped`: the last moves of lines
@@ -866,6 +870,12 @@ fn lines_shared<S: LineSearch>(
         return whole;
     };
     let (numbering, grouped) = (first.root_numbering(), first.grouped());
+    // The first search has searched alone so far, and the others' share begins now.
+    if let Some((first, others)) = searches.split_first_mut() {
+        for other in others {
+            other.learn_from(first);
+        }
+    }
     let results = {
         let mut workers: Vec<LineWorker<S>> = searches
             .iter_mut()

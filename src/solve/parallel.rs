@@ -403,6 +403,8 @@ pub(crate) trait LineSearch: Send {
     /// Whether a line's last moves count as one solution with the move before them (see
     /// `help::keep_first_lines`).
     fn grouped(&self) -> bool;
+    /// Takes over what `other` has learnt of where its tests pay (`reach::Bound::learn_from`).
+    fn learn_from(&mut self, other: &Self);
 }
 
 /// One thread of `share_out` over a line search: the lines of `length` from `root`, whose first

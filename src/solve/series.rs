@@ -489,6 +489,11 @@ impl LineSearch for SeriesSearch<'_> {
     fn grouped(&self) -> bool {
         self.end != SeriesEnd::Direct
     }
+
+    fn learn_from(&mut self, other: &Self) {
+        self.bound.learn_from(&other.bound);
+        self.picture.learn_from(&other.picture);
+    }
 }
 
 /// Solves series play exhaustively (or until `control` stops it).

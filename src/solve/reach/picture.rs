@@ -130,6 +130,11 @@ const STEPS_PER_NODE: u64 = 4;
 const PICTURE_MIN_CUTS: u64 = 2;
 
 impl PictureGate {
+    /// See `Bound::learn_from`.
+    pub(in crate::solve) fn learn_from(&mut self, other: &PictureGate) {
+        self.rate.learn_from(&other.rate);
+    }
+
     /// Whether `mated` (to move or not) can end stalemated with `m_left` moves of its own and
     /// `a_left` of the other side: false only if the picture proves it cannot.
     pub(in crate::solve) fn stalemate_possible(
