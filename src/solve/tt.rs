@@ -629,9 +629,7 @@ mod tests {
     /// and the doubling ends (the table can be cleared) with most entries kept.
     #[test]
     fn threads_filling_the_table_grow_it_together() {
-        // Starting at 1 MiB: each doubling moves few entries, so the test stays short (with
-        // four threads on two cores beside other tests, a thread moving a part may wait a
-        // while, and entries written meanwhile may be lost).
+        // Starting at 1 MiB: each doubling moves few entries, so the test stays short.
         let first = 1 << 14;
         let tt = TranspositionTable::starting_with(1 << 20, first);
         let per_thread = 60_000;
@@ -660,7 +658,10 @@ mod tests {
                 }
             }
         }
-        assert!(kept > 4 * per_thread * 8 / 10, "{kept} kept");
+        // Entries are lost while a thread moving a part waits, preempted: with two busy
+        // loops beside it, 62% and 68% were kept in 2 runs of 15 (the others kept over 80%).
+        // Doublings that moved nothing would keep almost none.
+        assert!(kept > 4 * per_thread / 2, "{kept} kept");
         tt.clear();
         assert_eq!(tt.active.load(Relaxed), FIRST_BUCKETS);
     }
