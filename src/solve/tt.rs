@@ -660,7 +660,7 @@ mod tests {
         }
         // Entries are lost while a thread moving a part waits, preempted: with two busy
         // loops beside it, 62% and 68% were kept in 2 runs of 15 (the others kept over 80%).
-        // Doublings that moved nothing would keep almost none.
+        // (That moving keeps entries is the one-thread test's, `grows_as_it_fills_...`.)
         assert!(kept > 4 * per_thread / 2, "{kept} kept");
         tt.clear();
         assert_eq!(tt.active.load(Relaxed), FIRST_BUCKETS);
