@@ -2,6 +2,7 @@
 //! the solution tree.
 
 mod battle;
+mod beside;
 mod control;
 mod help;
 mod parallel;

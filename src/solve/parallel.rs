@@ -20,6 +20,7 @@ use std::time::Duration;
 use crate::chess::{Move, MoveList, Position};
 
 use super::battle::{Battle, Prover};
+use super::beside::spawn_beside;
 use super::help::count_lines;
 use super::{NodeRole, SearchControl, SolutionNode, TranspositionTable};
 
@@ -201,8 +202,8 @@ pub(crate) fn prove_first_moves(
     };
     let (first, rest) = provers.split_first_mut().expect("a prover");
     std::thread::scope(|s| {
-        for p in rest {
-            s.spawn(|| worker(p));
+        for (i, p) in rest.iter_mut().enumerate() {
+            spawn_beside(s, i + 1, || worker(p));
         }
         worker(first);
     });
@@ -233,8 +234,8 @@ pub(crate) fn map<T: Send>(
     };
     let (first, rest) = provers.split_first_mut().expect("a prover");
     std::thread::scope(|s| {
-        for p in rest {
-            s.spawn(|| worker(p));
+        for (i, p) in rest.iter_mut().enumerate() {
+            spawn_beside(s, i + 1, || worker(p));
         }
         worker(first);
     });
@@ -675,8 +676,8 @@ pub(crate) fn share_out<W: Sharer>(
     };
     let (first, rest) = workers.split_first_mut().expect("a worker");
     std::thread::scope(|s| {
-        for w in rest {
-            s.spawn(|| worker(w));
+        for (i, w) in rest.iter_mut().enumerate() {
+            spawn_beside(s, i + 1, || worker(w));
         }
         worker(first);
     });

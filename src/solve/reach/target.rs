@@ -2095,7 +2095,7 @@ fn on_threads<G: Send>(threads: usize, share: impl Fn() -> G + Sync) -> Vec<G> {
     let share = &share;
     std::thread::scope(|scope| {
         let others: Vec<_> = (1..threads.clamp(1, 8))
-            .map(|_| scope.spawn(share))
+            .map(|i| crate::solve::beside::spawn_beside(scope, i, share))
             .collect();
         let mut parts = vec![share()];
         parts.extend(others.into_iter().map(|h| h.join().expect("no panic")));
