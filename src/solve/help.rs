@@ -367,7 +367,10 @@ impl HelpSearch<'_> {
 
     /// `lines` of a position `enter`ed, with its key.
     fn lines_entered(&mut self, pos: &Position, key: u64, k: u32, ply: u32) -> Vec<SolutionNode> {
-        if !self.targets_in_reach(k, ply, key) || !self.reachable(pos, k) {
+        // Where the search is partial (a unit of shared-out work), the position was asked
+        // before its moves were handed over: the bound is not asked again for every unit.
+        let reachable = |s: &mut Self| s.split.partial(ply) || s.reachable(pos, k);
+        if !self.targets_in_reach(k, ply, key) || !reachable(self) {
             // Below `TT_MIN_PLIES` the key is 0: nothing to store (every such cut would
             // write the same bucket, one cache line the threads would take from each other).
             if k >= TT_MIN_PLIES {

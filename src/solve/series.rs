@@ -286,26 +286,29 @@ impl SeriesSearch<'_> {
             self.tt.store_no_solution(key, k);
             return out;
         }
-        let reachable = match self.end {
-            SeriesEnd::Direct => {
-                self.bound
-                    .goal_reachable(pos, (!series_side, self.aim), (0, k), k)
-            }
-            // The targets in reach stand for the picture and the bound: they cut more, sooner.
-            _ if self.targets.is_some() => true,
-            _ => {
-                // The picture's steps count as work done (a node budget bounds time).
-                let picture = self.aim != Aim::Stalemate
-                    || self.picture.stalemate_possible(pos, series_side, k, 1);
-                if self.tally.count(self.picture.take_work()) {
-                    self.halted = true;
+        // Where the search is partial (a unit of shared-out work), the position was asked
+        // before its moves were handed over: not again for every unit.
+        let reachable = self.split.partial(number)
+            || match self.end {
+                SeriesEnd::Direct => {
+                    self.bound
+                        .goal_reachable(pos, (!series_side, self.aim), (0, k), k)
                 }
-                picture
-                    && self
-                        .bound
-                        .goal_reachable(pos, (series_side, self.aim), (k, 1), k)
-            }
-        };
+                // The targets in reach stand for the picture and the bound: they cut more, sooner.
+                _ if self.targets.is_some() => true,
+                _ => {
+                    // The picture's steps count as work done (a node budget bounds time).
+                    let picture = self.aim != Aim::Stalemate
+                        || self.picture.stalemate_possible(pos, series_side, k, 1);
+                    if self.tally.count(self.picture.take_work()) {
+                        self.halted = true;
+                    }
+                    picture
+                        && self
+                            .bound
+                            .goal_reachable(pos, (series_side, self.aim), (k, 1), k)
+                }
+            };
         if !reachable {
             self.tt.store_no_solution(key, k);
             return out;
