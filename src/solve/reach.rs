@@ -17,6 +17,7 @@
 //! each side's total must fit in its remaining moves. A pawn may promote on the way.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 use crate::chess::steps::{DIAGONAL, KING, KNIGHT, ORTHOGONAL};
@@ -1732,24 +1733,29 @@ const MAX_ERRANDS: usize = 3;
 /// An errand's square when the man to be captured moves first (to a square unknown).
 const ANYWHERE: u8 = 64;
 
-/// Slots of the errands' costs kept per thread (`ERRAND_COSTS`), as a power of two.
+/// Slots of the errands' costs kept (`ERRAND_COSTS`), as a power of two.
 const ERRAND_COST_BITS: u32 = 14;
 
-/// The least moves of an errand list asked before: the men's key (`Errands::men_key`), the
-/// errands (`Freeze::their_moves`' key) and their cost (never 0: 0 marks an empty slot).
-#[derive(Clone, Copy, Default)]
+/// The least moves of an errand list asked before: the errands (`Freeze::their_moves`' key)
+/// and their cost (never 0: 0 marks an empty slot) in `data`, and the men's key
+/// (`Errands::men_key`) xor `data` in `check`. Read and written without locks, as the
+/// table's slots: a slot torn by two writers does not verify and reads as empty.
 struct ErrandCost {
-    men: u64,
-    errands: u32,
-    moves: u32,
+    check: AtomicU64,
+    data: AtomicU64,
 }
 
-thread_local! {
-    /// Errand costs, kept across calls: the other side's men stand alike in many positions
-    /// of a search.
-    static ERRAND_COSTS: RefCell<Box<[ErrandCost]>> =
-        RefCell::new(vec![ErrandCost::default(); 1 << ERRAND_COST_BITS].into_boxed_slice());
-}
+/// Errand costs, kept across calls and shared by all threads: the other side's men stand
+/// alike in many positions of a search, and a cost holds on an empty board whatever the
+/// search. (Kept per thread, each helper thread started without them, and two threads
+/// worked out the freeze test's costs twice: on two threads a small h=5 spent 80% more time
+/// in it than on one.)
+static ERRAND_COSTS: [ErrandCost; 1 << ERRAND_COST_BITS] = [const {
+    ErrandCost {
+        check: AtomicU64::new(0),
+        data: AtomicU64::new(0),
+    }
+}; 1 << ERRAND_COST_BITS];
 
 /// What the other side's captures and arrivals cost it: each is a square one of its men must
 /// move to (capturing there, or arriving); a man making several visits them one after
@@ -2111,21 +2117,17 @@ impl Freeze<'_> {
         let men = self.errands.men_key;
         let mixed = (men ^ errands as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let slot = (mixed >> (64 - ERRAND_COST_BITS)) as usize;
-        let known = ERRAND_COSTS.with_borrow(|costs| {
-            let cost = costs[slot];
-            (cost.men == men && cost.errands == errands && cost.moves != 0).then_some(cost.moves)
-        });
-        if let Some(moves) = known {
-            return moves;
+        let cost = &ERRAND_COSTS[slot];
+        let data = cost.data.load(Relaxed);
+        let (known_errands, known_moves) = ((data >> 32) as u32, data as u32);
+        if cost.check.load(Relaxed) ^ data == men && known_errands == errands && known_moves != 0
+        {
+            return known_moves;
         }
         let moves = self.errands.least_moves(squares, (1 << n) - 1);
-        ERRAND_COSTS.with_borrow_mut(|costs| {
-            costs[slot] = ErrandCost {
-                men,
-                errands,
-                moves,
-            }
-        });
+        let data = (errands as u64) << 32 | moves as u64;
+        cost.data.store(data, Relaxed);
+        cost.check.store(men ^ data, Relaxed);
         moves
     }
 
