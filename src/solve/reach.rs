@@ -1747,9 +1747,7 @@ struct ErrandCost {
 
 /// Errand costs, kept across calls and shared by all threads: the other side's men stand
 /// alike in many positions of a search, and a cost holds on an empty board whatever the
-/// search. (Kept per thread, each helper thread started without them, and two threads
-/// worked out the freeze test's costs twice: on two threads a small h=5 spent 80% more time
-/// in it than on one.)
+/// search. (Kept per thread, each helper thread started without them.)
 static ERRAND_COSTS: [ErrandCost; 1 << ERRAND_COST_BITS] = [const {
     ErrandCost {
         check: AtomicU64::new(0),
