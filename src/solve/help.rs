@@ -369,8 +369,9 @@ impl HelpSearch<'_> {
     fn lines_entered(&mut self, pos: &Position, key: u64, k: u32, ply: u32) -> Vec<SolutionNode> {
         // Where the search is partial (a unit of shared-out work), the position was asked
         // before its moves were handed over: the bound is not asked again for every unit.
-        let reachable = |s: &mut Self| s.split.partial(ply) || s.reachable(pos, k);
-        if !self.targets_in_reach(k, ply, key) || !reachable(self) {
+        if !self.targets_in_reach(k, ply, key)
+            || !(self.split.partial(ply) || self.reachable(pos, k))
+        {
             // Below `TT_MIN_PLIES` the key is 0: nothing to store (every such cut would
             // write the same bucket, one cache line the threads would take from each other).
             if k >= TT_MIN_PLIES {

@@ -2118,8 +2118,7 @@ impl Freeze<'_> {
         let cost = &ERRAND_COSTS[slot];
         let data = cost.data.load(Relaxed);
         let (known_errands, known_moves) = ((data >> 32) as u32, data as u32);
-        if cost.check.load(Relaxed) ^ data == men && known_errands == errands && known_moves != 0
-        {
+        if cost.check.load(Relaxed) ^ data == men && known_errands == errands && known_moves != 0 {
             return known_moves;
         }
         let moves = self.errands.least_moves(squares, (1 << n) - 1);

@@ -36,6 +36,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::chess::{Color, Move, MoveKind, Position};
+use crate::solve::beside::spawn_beside;
 
 use super::{
     bits, pawn_attacks, pinnable, ray_beyond, tables, targets, within, Army, Form, Tables, INF,
@@ -2095,7 +2096,7 @@ fn on_threads<G: Send>(threads: usize, share: impl Fn() -> G + Sync) -> Vec<G> {
     let share = &share;
     std::thread::scope(|scope| {
         let others: Vec<_> = (1..threads.clamp(1, 8))
-            .map(|i| crate::solve::beside::spawn_beside(scope, i, share))
+            .map(|i| spawn_beside(scope, i, share))
             .collect();
         let mut parts = vec![share()];
         parts.extend(others.into_iter().map(|h| h.join().expect("no panic")));
