@@ -34,7 +34,7 @@ where
 #[cfg(target_os = "linux")]
 mod cpu {
     /// glibc's `cpu_set_t`: 1024 CPUs.
-    type CpuSet = [u64; 16];
+    pub(super) type CpuSet = [u64; 16];
 
     extern "C" {
         fn sched_getcpu() -> i32;
@@ -49,6 +49,14 @@ mod cpu {
         usize::try_from(cpu).ok()
     }
 
+    /// The CPUs the calling thread may run on.
+    pub(super) fn allowed() -> Option<CpuSet> {
+        let mut mask: CpuSet = [0; 16];
+        // SAFETY: `mask` is a writable cpu_set_t of its size; pid 0 is this thread.
+        let done = unsafe { sched_getaffinity(0, std::mem::size_of::<CpuSet>(), &mut mask) };
+        (done == 0).then_some(mask)
+    }
+
     /// When the calling thread runs on `spawner`'s CPU, moves it to another CPU it may run on
     /// (the `index`th other, in turn), then lets it run anywhere again: the move is only
     /// where it starts.
@@ -56,12 +64,10 @@ mod cpu {
         if current() != Some(spawner) {
             return;
         }
-        let size = std::mem::size_of::<CpuSet>();
-        let mut allowed: CpuSet = [0; 16];
-        // SAFETY: `allowed` is a writable cpu_set_t of `size` bytes; pid 0 is this thread.
-        if unsafe { sched_getaffinity(0, size, &mut allowed) } != 0 {
+        let Some(allowed) = allowed() else {
             return;
-        }
+        };
+        let size = std::mem::size_of::<CpuSet>();
         let others: Vec<usize> = (0..size * 8)
             .filter(|&c| c != spawner && allowed[c / 64] >> (c % 64) & 1 == 1)
             .collect();
@@ -93,15 +99,8 @@ mod cpu {
 mod tests {
     use super::*;
 
-    /// The CPUs the calling thread may run on.
-    fn allowed() -> [u64; 16] {
-        extern "C" {
-            fn sched_getaffinity(pid: i32, size: usize, mask: *mut [u64; 16]) -> i32;
-        }
-        let mut mask = [0u64; 16];
-        // SAFETY: a writable cpu_set_t of its size; pid 0 is this thread.
-        assert_eq!(unsafe { sched_getaffinity(0, 128, &mut mask) }, 0);
-        mask
+    fn allowed() -> cpu::CpuSet {
+        cpu::allowed().expect("the thread's CPUs")
     }
 
     /// `leave` moves the thread off the CPU it runs on (where it may run elsewhere) and
