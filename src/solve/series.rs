@@ -270,6 +270,33 @@ impl SeriesSearch<'_> {
         false
     }
 
+    /// Whether the final position may still be reached with the `k` series moves left (the
+    /// bound, or for series ending in the other side's move the picture first; with targets,
+    /// the targets in reach stand for both).
+    fn reachable(&mut self, pos: &Position, k: u32) -> bool {
+        let series_side = pos.side_to_move();
+        match self.end {
+            SeriesEnd::Direct => {
+                self.bound
+                    .goal_reachable(pos, (!series_side, self.aim), (0, k), k)
+            }
+            // The targets in reach stand for the picture and the bound: they cut more, sooner.
+            _ if self.targets.is_some() => true,
+            _ => {
+                // The picture's steps count as work done (a node budget bounds time).
+                let picture = self.aim != Aim::Stalemate
+                    || self.picture.stalemate_possible(pos, series_side, k, 1);
+                if self.tally.count(self.picture.take_work()) {
+                    self.halted = true;
+                }
+                picture
+                    && self
+                        .bound
+                        .goal_reachable(pos, (series_side, self.aim), (k, 1), k)
+            }
+        }
+    }
+
     /// `lines` for a position not known to fail, with its table key.
     fn search(&mut self, pos: &Position, key: u64, k: u32, number: u32) -> Vec<SolutionNode> {
         let mut out = Vec::new();
@@ -281,34 +308,13 @@ impl SeriesSearch<'_> {
         }
         // Can the final position still be reached? The series side moves k more times; the
         // other side once at the end (or never, in ser-# and ser-=).
-        let series_side = pos.side_to_move();
         if !self.targets_in_reach(number, key, k) {
             self.tt.store_no_solution(key, k);
             return out;
         }
         // Where the search is partial (a unit of shared-out work), the position was asked
         // before its moves were handed over: not again for every unit.
-        let reachable = self.split.partial(number)
-            || match self.end {
-                SeriesEnd::Direct => {
-                    self.bound
-                        .goal_reachable(pos, (!series_side, self.aim), (0, k), k)
-                }
-                // The targets in reach stand for the picture and the bound: they cut more, sooner.
-                _ if self.targets.is_some() => true,
-                _ => {
-                    // The picture's steps count as work done (a node budget bounds time).
-                    let picture = self.aim != Aim::Stalemate
-                        || self.picture.stalemate_possible(pos, series_side, k, 1);
-                    if self.tally.count(self.picture.take_work()) {
-                        self.halted = true;
-                    }
-                    picture
-                        && self
-                            .bound
-                            .goal_reachable(pos, (series_side, self.aim), (k, 1), k)
-                }
-            };
+        let reachable = self.split.partial(number) || self.reachable(pos, k);
         if !reachable {
             self.tt.store_no_solution(key, k);
             return out;
