@@ -31,6 +31,7 @@
 //! one search per thread (`parallel::share_out`); the lines are read back in move order, so they
 //! are the same on any number of threads.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::chess::steps::{DIAGONAL, KNIGHT, ORTHOGONAL};
@@ -1033,6 +1034,7 @@ pub(crate) fn solve(
         })
         .flatten();
     let slots = full as usize + 2;
+    let trials = Arc::new(reach::Trials::default());
     // One search per thread; the first also searches alone.
     let mut searches: Vec<HelpSearch> = (0..workers)
         .map(|_| HelpSearch {
@@ -1048,7 +1050,7 @@ pub(crate) fn solve(
             halted: false,
             progress: false,
             afters: Afters::default(),
-            bound: reach::Bound::help(),
+            bound: reach::Bound::help().sharing(&trials),
             targets: targets
                 .as_ref()
                 .map(|(t, ours, theirs)| (t, *ours, *theirs)),
@@ -1088,11 +1090,12 @@ pub(crate) fn solve(
     let mut set_play = Vec::new();
     if options.set_play && !control.is_stopped() && full >= 2 {
         if let Some(set_pos) = pos.pass() {
+            let trials = Arc::new(reach::Trials::default());
             for search in &mut searches {
                 search.numbering = Numbering::new(set_pos.side_to_move());
                 // The targets are those of the play from the diagram.
                 search.targets = None;
-                search.bound = reach::Bound::help();
+                search.bound = reach::Bound::help().sharing(&trials);
             }
             let set_min = if stip.half { 2 } else { 1 };
             set_play = all_lengths(

@@ -18,11 +18,13 @@
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::chess::steps::{DIAGONAL, KING, KNIGHT, ORTHOGONAL};
 use crate::chess::{Color, Position, Role, Square};
 use crate::problem::Aim;
+
+use super::Apart;
 
 mod picture;
 mod target;
@@ -2344,8 +2346,8 @@ impl CutRate {
 /// where the work it spares (the share of positions it cuts, times the work below a
 /// position it cuts) outweighs its own cost. The work below a cut position is measured by
 /// searching a few of them anyway. Work is counted in the steps of the bound's own searches,
-/// a node as `NODE_STEPS` of them, so that each call costs what it did; each search (and
-/// thread) has its own `Bound`.
+/// a node as `NODE_STEPS` of them, so that each call costs what it did. Each search (and
+/// thread) has its own `Bound`; the threads of one search share its trials (`Trials`).
 pub(in crate::solve) struct Bound {
     rate: CutRate,
     /// Always asked with this many moves (series moves, plies) left or fewer.
@@ -2361,6 +2363,31 @@ pub(in crate::solve) struct Bound {
     spent: [u64; RATE_SLOTS],
     /// How often the freeze test's first pass, with the king on any square, fails.
     any_square_first: CutRate,
+    /// The trials shared with the search's other threads, and the slots (bits) whose shared
+    /// trial this bound has taken over and goes on from alone.
+    trials: Option<Arc<Trials>>,
+    graduated: u32,
+}
+
+/// The bound's trials, per number of moves left, shared by the threads of one search: its
+/// first `RATE_TRIAL` answers there, wherever asked, judge whether it pays for every thread.
+/// Each thread tried it out on its own before: where a pass is shared out the threads start
+/// asking with more moves left at once, and each paid for a whole trial (hpint#114, `h=6`:
+/// 650 more calls on two threads than on one, most with six to eight plies left). Only the
+/// trials are shared: after them each thread counts alone, as the threads would otherwise
+/// contend for these lines at every node that asks or skips the bound.
+#[derive(Default)]
+pub(in crate::solve) struct Trials {
+    slots: [Apart<TrialCounts>; RATE_SLOTS],
+}
+
+#[derive(Default)]
+struct TrialCounts {
+    asked: AtomicU64,
+    cut: AtomicU64,
+    spent: AtomicU64,
+    below: AtomicU64,
+    sampled: AtomicU64,
 }
 
 // Each search (and thread) has its own bound: its cut rates are logged when it is done.
@@ -2405,7 +2432,44 @@ impl Bound {
             sampled: [0; RATE_SLOTS],
             spent: [0; RATE_SLOTS],
             any_square_first: CutRate::default(),
+            trials: None,
+            graduated: 0,
         }
+    }
+
+    /// The bound trying itself out together with the other threads' bounds on `trials`.
+    pub(in crate::solve) fn sharing(mut self, trials: &Arc<Trials>) -> Bound {
+        self.trials = Some(Arc::clone(trials));
+        self
+    }
+
+    /// The shared trial `slot` is still counted in, if any.
+    #[inline]
+    fn trial(&self, slot: usize) -> Option<&TrialCounts> {
+        match &self.trials {
+            Some(t) if self.graduated & (1 << slot) == 0 => Some(&t.slots[slot]),
+            _ => None,
+        }
+    }
+
+    /// Once the shared trial of `slot` is over, takes over its counts (which include this
+    /// thread's) and goes on alone.
+    fn graduate(&mut self, slot: usize) {
+        let Some(t) = self.trial(slot) else {
+            return;
+        };
+        let asked = t.asked.load(Relaxed);
+        if asked < RATE_TRIAL {
+            return;
+        }
+        let (cut, spent) = (t.cut.load(Relaxed), t.spent.load(Relaxed));
+        let (below, sampled) = (t.below.load(Relaxed), t.sampled.load(Relaxed));
+        self.rate.asked[slot] = asked;
+        self.rate.cut[slot] = cut;
+        self.spent[slot] = spent;
+        self.below[slot] = below;
+        self.sampled[slot] = sampled;
+        self.graduated |= 1 << slot;
     }
 
     /// Series play: always asked with two series moves left or fewer.
@@ -2433,6 +2497,7 @@ impl Bound {
                 self.below[slot] = other.below[slot];
                 self.sampled[slot] = other.sampled[slot];
                 self.spent[slot] = other.spent[slot];
+                self.graduated |= other.graduated & (1 << slot);
             }
         }
         self.any_square_first.learn_from(&other.any_square_first);
@@ -2466,8 +2531,13 @@ impl Bound {
     pub(in crate::solve) fn searched(&mut self, left: u32, mark: Mark) {
         if mark.sample {
             let slot = rate_slot(left);
-            self.below[slot] += self.work - mark.work;
+            let below = self.work - mark.work;
+            self.below[slot] += below;
             self.sampled[slot] += 1;
+            if let Some(t) = self.trial(slot) {
+                t.below.fetch_add(below, Relaxed);
+                t.sampled.fetch_add(1, Relaxed);
+            }
         }
     }
 
@@ -2510,6 +2580,11 @@ impl Bound {
     fn charge(&mut self, left: u32, effort: u64) {
         self.work += effort;
         self.spent[rate_slot(left)] += effort;
+        if left > self.always {
+            if let Some(t) = self.trial(rate_slot(left)) {
+                t.spent.fetch_add(effort, Relaxed);
+            }
+        }
     }
 
     /// Whether to ask the bound with `left` moves left.
@@ -2517,6 +2592,7 @@ impl Bound {
         self.sampling = false;
         if left > self.always {
             let slot = rate_slot(left);
+            self.graduate(slot);
             if !self.pays(slot) && !self.rate.probe_now(left) {
                 return false;
             }
@@ -2532,6 +2608,10 @@ impl Bound {
             return reachable;
         }
         let slot = rate_slot(left);
+        if let Some(t) = self.trial(slot) {
+            t.asked.fetch_add(1, Relaxed);
+            t.cut.fetch_add(!reachable as u64, Relaxed);
+        }
         if !reachable
             && self.sampled[slot] < SAMPLES
             && self.rate.cut[slot].is_multiple_of(SAMPLE_EVERY)
@@ -3253,9 +3333,6 @@ pub(super) mod tests {
         );
     }
 
-    /// The freeze test gives the same answer with and without its first test with the king on
-    /// any square (which only spares work), over positions with one or two moves of the
-    /// stalemated side left; and that first test does fail in some.
     /// A bound takes over another's counts only where the other was asked more, slot by slot,
     /// and its judgement there follows (`pays`).
     #[test]
@@ -3279,6 +3356,9 @@ pub(super) mod tests {
         assert!(joining.pays(3));
     }
 
+    /// The freeze test gives the same answer with and without its first test with the king on
+    /// any square (which only spares work), over positions with one or two moves of the
+    /// stalemated side left; and that first test does fail in some.
     #[test]
     fn any_square_first_changes_no_answer() {
         let mut seed = 0x0bad_5eed_1234_5678u64;
@@ -3339,6 +3419,36 @@ pub(super) mod tests {
             bound.searched(left, mark);
         }
         asked
+    }
+
+    /// Threads sharing their trials judge the bound on the answers of all: a trial asked 100
+    /// times by one and 28 by the other is over for both, who then ask it no more where it
+    /// has cut nothing. Where it is always asked, nothing is shared.
+    #[test]
+    fn bound_trials_are_shared_by_the_threads() {
+        let trials = Arc::new(Trials::default());
+        let mut first = Bound::help().sharing(&trials);
+        let mut second = Bound::help().sharing(&trials);
+        assert!((0..100).all(|_| ask_as_search(&mut first, 4, false, 10)));
+        assert!((0..RATE_TRIAL - 100).all(|_| ask_as_search(&mut second, 4, false, 10)));
+        for bound in [&mut first, &mut second] {
+            let asked = (0..2 * RATE_PROBE)
+                .filter(|_| ask_as_search(bound, 4, false, 10))
+                .count();
+            assert_eq!(asked, 2);
+            assert_eq!(bound.rate.asked[4], RATE_TRIAL + 2);
+        }
+        // Alone, each would still be trying it out.
+        let mut alone = Bound::help();
+        assert!((0..RATE_TRIAL).all(|_| ask_as_search(&mut alone, 4, false, 10)));
+        // Series play asks it always with two moves left: counted by each thread alone.
+        let trials = Arc::new(Trials::default());
+        let mut series = Bound::series().sharing(&trials);
+        (0..10).for_each(|_| {
+            ask_as_search(&mut series, 2, true, 10);
+        });
+        assert_eq!(trials.slots[2].asked.load(Relaxed), 0);
+        assert_eq!(series.rate.asked[2], 10);
     }
 
     /// Near the end of series play the bound is always asked. Higher up it is asked where the work it

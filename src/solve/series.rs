@@ -30,6 +30,8 @@
 //!
 //! On several threads the first two series moves are shared out as in help play.
 
+use std::sync::Arc;
+
 use crate::chess::{Move, MoveList, Position};
 use crate::problem::{Aim, SeriesEnd, SolveOptions};
 
@@ -534,6 +536,7 @@ pub(crate) fn solve(
         })
         .flatten();
     let slots = stip.moves as usize + 2;
+    let trials = Arc::new(reach::Trials::default());
     // One search per thread; the first also searches alone.
     let mut searches: Vec<SeriesSearch> = (0..workers)
         .map(|_| SeriesSearch {
@@ -549,7 +552,7 @@ pub(crate) fn solve(
             halted: false,
             progress: false,
             picture: reach::PictureGate::default(),
-            bound: reach::Bound::series(),
+            bound: reach::Bound::series().sharing(&trials),
             afters: Afters::default(),
             targets: targets.as_ref().map(|(t, men)| (t, *men)),
             men: targets
