@@ -981,6 +981,7 @@ pub(super) fn all_lengths<S: LineSearch>(
         tracing::debug!(
             play = lengths.play,
             length,
+            shared,
             seconds = pass.as_secs_f64(),
             nodes_so_far = control.nodes(),
             "length searched"
