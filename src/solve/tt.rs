@@ -117,6 +117,8 @@ pub struct TranspositionTable {
 /// entries); starting at 4 MiB was 3% faster over the bench (eight rounds, one and two
 /// threads), though the table of a small search no longer fits a core's 2 MiB L2 here.
 const FIRST_BUCKETS: usize = 1 << 16;
+/// The smallest page the system maps.
+const PAGE: usize = 4096;
 /// Buckets whose entries a thread moves at a time when the table doubles (64 KiB).
 const PART_BUCKETS: usize = 1 << 10;
 const PARTS_SHIFT: u32 = 58;
@@ -130,8 +132,19 @@ impl TranspositionTable {
     /// `new`, with `first` buckets in use at first.
     fn starting_with(capacity: usize, first: usize) -> TranspositionTable {
         let n = 1 << (capacity.max(1024) / WAYS).ilog2();
+        let buckets = Buckets::zeroed(n);
+        // The buckets in use at first are taken from the system now, with the table, rather
+        // than by the first search's first writes: a fresh page costs the system its zeroing,
+        // on this project's virtual machine up to 3 ms a huge page (castling#35 ser-s#6, the
+        // bench's first problem: its first run on two threads took 28 ms, the next ones 22).
+        for bucket in buckets[..n.min(first)]
+            .iter()
+            .step_by(PAGE / size_of::<Bucket>())
+        {
+            bucket.0[0].data.store(0, Relaxed);
+        }
         TranspositionTable {
-            buckets: Buckets::zeroed(n),
+            buckets,
             capacity: n * WAYS,
             active: AtomicUsize::new(n.min(first)),
             growing: AtomicBool::new(false),
