@@ -2443,19 +2443,24 @@ impl Bound {
         self
     }
 
-    /// The shared trial `slot` is still counted in, if any.
+    /// The shared trial that answers with `left` moves left are still counted in, if any
+    /// (none where the bound is always asked).
     #[inline]
-    fn trial(&self, slot: usize) -> Option<&TrialCounts> {
+    fn trial(&self, left: u32) -> Option<&TrialCounts> {
+        let slot = rate_slot(left);
         match &self.trials {
-            Some(t) if self.graduated & (1 << slot) == 0 => Some(&t.slots[slot]),
+            Some(t) if left > self.always && self.graduated & (1 << slot) == 0 => {
+                Some(&t.slots[slot])
+            }
             _ => None,
         }
     }
 
-    /// Once the shared trial of `slot` is over, takes over its counts (which include this
-    /// thread's) and goes on alone.
-    fn graduate(&mut self, slot: usize) {
-        let Some(t) = self.trial(slot) else {
+    /// Once the shared trial with `left` moves left is over, takes over its counts (which
+    /// include this thread's) and goes on alone.
+    fn graduate(&mut self, left: u32) {
+        let slot = rate_slot(left);
+        let Some(t) = self.trial(left) else {
             return;
         };
         let asked = t.asked.load(Relaxed);
@@ -2534,7 +2539,7 @@ impl Bound {
             let below = self.work - mark.work;
             self.below[slot] += below;
             self.sampled[slot] += 1;
-            if let Some(t) = self.trial(slot) {
+            if let Some(t) = self.trial(left) {
                 t.below.fetch_add(below, Relaxed);
                 t.sampled.fetch_add(1, Relaxed);
             }
@@ -2580,10 +2585,8 @@ impl Bound {
     fn charge(&mut self, left: u32, effort: u64) {
         self.work += effort;
         self.spent[rate_slot(left)] += effort;
-        if left > self.always {
-            if let Some(t) = self.trial(rate_slot(left)) {
-                t.spent.fetch_add(effort, Relaxed);
-            }
+        if let Some(t) = self.trial(left) {
+            t.spent.fetch_add(effort, Relaxed);
         }
     }
 
@@ -2592,7 +2595,7 @@ impl Bound {
         self.sampling = false;
         if left > self.always {
             let slot = rate_slot(left);
-            self.graduate(slot);
+            self.graduate(left);
             if !self.pays(slot) && !self.rate.probe_now(left) {
                 return false;
             }
@@ -2608,7 +2611,7 @@ impl Bound {
             return reachable;
         }
         let slot = rate_slot(left);
-        if let Some(t) = self.trial(slot) {
+        if let Some(t) = self.trial(left) {
             t.asked.fetch_add(1, Relaxed);
             t.cut.fetch_add(!reachable as u64, Relaxed);
         }
