@@ -2340,8 +2340,8 @@ impl CutRate {
     }
 }
 
-/// `goal_reachable` asked only where it pays. Near the end it cuts most positions; in series
-/// play it is always asked there (`Bound::series`). Higher up a side has moves to spare and
+/// `goal_reachable` asked only where it pays. Near the end it cuts most positions; before a
+/// series' last move it is always asked (`Bound::series`). Higher up a side has moves to spare and
 /// it rarely cuts; there, and in help play everywhere (`Bound::help`), it is asked only
 /// where the work it spares (the share of positions it cuts, times the work below a
 /// position it cuts) outweighs its own cost. The work below a cut position is measured by
@@ -2477,9 +2477,15 @@ impl Bound {
         self.graduated |= 1 << slot;
     }
 
-    /// Series play: always asked with two series moves left or fewer.
+    /// Series play: always asked with one series move left; with two, as higher up, where it
+    /// pays. Always asked with two as well, it cut 20% to 80% of the positions there and cost
+    /// more than it spared in the bench's five series (castling#35 ser-s#6 37 -> 34 ms, hpint#52
+    /// ser-h=8 365 -> 326 ms, the other three 1.5-4%; the 58 series of the corpus 2.5%), but
+    /// two of the corpus's lose (hpint#16a ser-h#9 and #17a ser-h#14: 6% and 9%; in #17a it cuts
+    /// 62% of the positions with two moves left and is judged not to pay). Judged with one
+    /// left as well, it made hpint#52 three times slower.
     pub(in crate::solve) fn series() -> Bound {
-        Bound::new(2)
+        Bound::new(1)
     }
 
     /// Help play: asked only where it pays, down to two plies before the end (with one
@@ -3444,26 +3450,27 @@ pub(super) mod tests {
         // Alone, each would still be trying it out.
         let mut alone = Bound::help();
         assert!((0..RATE_TRIAL).all(|_| ask_as_search(&mut alone, 4, false, 10)));
-        // Series play asks it always with two moves left: counted by each thread alone.
+        // Series play asks it always with one move left: counted by each thread alone.
         let trials = Arc::new(Trials::default());
         let mut series = Bound::series().sharing(&trials);
         (0..10).for_each(|_| {
-            ask_as_search(&mut series, 2, true, 10);
+            ask_as_search(&mut series, 1, true, 10);
         });
-        assert_eq!(trials.slots[2].asked.load(Relaxed), 0);
-        assert_eq!(series.rate.asked[2], 10);
+        assert_eq!(trials.slots[1].asked.load(Relaxed), 0);
+        assert_eq!(series.rate.asked[1], 10);
     }
 
-    /// Near the end of series play the bound is always asked. Higher up it is asked where the work it
-    /// spares outweighs its cost: cutting one position in ten pays where the cut positions
-    /// hold thousands of nodes, not where they hold a hundred, and cutting one in four
-    /// does not pay where they hold ten. With too few cuts to measure that, it is asked
+    /// Before a series' last move the bound is always asked. Higher up it is asked where the
+    /// work it spares outweighs its cost: cutting one position in ten pays where the cut
+    /// positions hold thousands of nodes, not where they hold a hundred, and cutting one in
+    /// four does not pay where they hold ten. With too few cuts to measure that, it is asked
     /// where it cuts at least one position in eight.
     #[test]
     fn bound_is_asked_where_it_pays() {
         // (moves left, one cut in how many, nodes below a position, whether asked)
         for (left, every, below, pays) in [
-            (2, 1000, 10, true),
+            (1, 1000, 10, true),
+            (2, 1000, 10, false),
             (5, 10, 5_000, true),
             (5, 10, 100, false),
             (6, 4, 10, false),
