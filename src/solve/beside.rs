@@ -31,6 +31,21 @@ where
     handle
 }
 
+/// Runs `work` on each element of `each`, the first on this thread and each other on a helper
+/// spawned beside it (`spawn_beside`), and returns when all are done.
+pub(crate) fn on_each<T: Send>(each: &mut [T], work: impl Fn(&mut T) + Sync) {
+    let Some((first, rest)) = each.split_first_mut() else {
+        return;
+    };
+    let work = &work;
+    std::thread::scope(|s| {
+        for (i, t) in rest.iter_mut().enumerate() {
+            spawn_beside(s, i + 1, move || work(t));
+        }
+        work(first);
+    });
+}
+
 #[cfg(target_os = "linux")]
 mod cpu {
     /// glibc's `cpu_set_t`: 1024 CPUs.

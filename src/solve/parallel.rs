@@ -20,7 +20,7 @@ use std::time::Duration;
 use crate::chess::{Move, MoveList, Position};
 
 use super::battle::{Battle, Prover};
-use super::beside::spawn_beside;
+use super::beside::on_each;
 use super::help::count_lines;
 use super::{NodeRole, SearchControl, SolutionNode, TranspositionTable};
 
@@ -200,13 +200,7 @@ pub(crate) fn prove_first_moves(
         }
         prover.flush();
     };
-    let (first, rest) = provers.split_first_mut().expect("a prover");
-    std::thread::scope(|s| {
-        for (i, p) in rest.iter_mut().enumerate() {
-            spawn_beside(s, i + 1, || worker(p));
-        }
-        worker(first);
-    });
+    on_each(provers, worker);
     jobs.iter()
         .map(|j| j.as_ref().is_some_and(|j| j.wins()))
         .collect()
@@ -232,13 +226,7 @@ pub(crate) fn map<T: Send>(
         }
         prover.flush();
     };
-    let (first, rest) = provers.split_first_mut().expect("a prover");
-    std::thread::scope(|s| {
-        for (i, p) in rest.iter_mut().enumerate() {
-            spawn_beside(s, i + 1, || worker(p));
-        }
-        worker(first);
-    });
+    on_each(provers, worker);
     results.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -674,13 +662,7 @@ pub(crate) fn share_out<W: Sharer>(
         }
         w.tally().flush();
     };
-    let (first, rest) = workers.split_first_mut().expect("a worker");
-    std::thread::scope(|s| {
-        for (i, w) in rest.iter_mut().enumerate() {
-            spawn_beside(s, i + 1, || worker(w));
-        }
-        worker(first);
-    });
+    on_each(workers, worker);
     let slots = slots.into_inner().unwrap_or_else(|e| e.into_inner());
     slots
         .into_iter()

@@ -36,7 +36,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::chess::{Color, Move, MoveKind, Position};
-use crate::solve::beside::spawn_beside;
+use crate::solve::beside::on_each;
 
 use super::{
     bits, pawn_attacks, pinnable, ray_beyond, tables, targets, within, Army, Form, Tables, INF,
@@ -2104,15 +2104,9 @@ fn by_king_square<G: Send>(
 
 /// `share()` on `threads` threads (at most 8, this one among them): their results.
 fn on_threads<G: Send>(threads: usize, share: impl Fn() -> G + Sync) -> Vec<G> {
-    let share = &share;
-    std::thread::scope(|scope| {
-        let others: Vec<_> = (1..threads.clamp(1, 8))
-            .map(|i| spawn_beside(scope, i, share))
-            .collect();
-        let mut parts = vec![share()];
-        parts.extend(others.into_iter().map(|h| h.join().expect("no panic")));
-        parts
-    })
+    let mut parts: Vec<Option<G>> = (0..threads.clamp(1, 8)).map(|_| None).collect();
+    on_each(&mut parts, |part| *part = Some(share()));
+    parts.into_iter().flatten().collect()
 }
 
 /// The squares strictly between `a` and `b` on a line (none if not on one): from `a` towards
