@@ -8,6 +8,9 @@ use super::fen::{FenError, Setup};
 use super::validate::{validate, ValidationReport};
 use super::{Bitboard, Color, Move, MoveKey, MoveKind, MoveList, Role, Square};
 
+mod mating_net;
+pub use mating_net::MatingNet;
+
 /// Zobrist keys for the e.p. file, mixed in only when an e.p. capture is really available, so
 /// that positions which differ only by a useless e.p. right hash equal.
 const EP_KEYS: [u64; 8] = [
@@ -602,6 +605,33 @@ impl Position {
     #[inline]
     pub fn has_mate_in_one(&self) -> bool {
         self.any_mating_candidate(|_, after| !after.has_legal_move())
+    }
+
+    /// Help mate in two plies, the side to be mated to move: calls `f` with each legal move
+    /// and the position after it, until `f` returns true; returns whether it did. The moves
+    /// `MatingNet` proves to leave no mate in one are skipped without being played.
+    pub fn any_successor_allowing_mate(
+        &self,
+        mut f: impl FnMut(MoveKey, &Position) -> bool,
+    ) -> bool {
+        let mut net = self.mating_net();
+        self.board.generate_moves(|pm| {
+            for raw in pm {
+                if !net.may_allow_mate_raw(pm.piece, raw) {
+                    continue;
+                }
+                if f(MoveKey::from_raw(raw), &self.after_raw(raw)) {
+                    return true;
+                }
+            }
+            false
+        })
+    }
+
+    /// The net around the side to move's king, to tell which of his moves may leave the
+    /// other side a mate in one (see `MatingNet`).
+    pub fn mating_net(&self) -> MatingNet<'_> {
+        MatingNet::new(&self.board)
     }
 
     /// `has_mate_in_one` by the men on the squares `men`, and when `captures` by the others'
@@ -1328,6 +1358,54 @@ mod check_filter_tests {
                 );
             }
         }
+    }
+
+    /// Random games around kings to be mated (the mating side able to castle, pawns about to
+    /// promote, e.p. included): no move after which a mate in one follows is judged hopeless
+    /// by `MatingNet`, and many others are.
+    #[test]
+    fn mating_net_never_drops_a_mate() {
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let (mut allowing, mut dropped) = (0, 0);
+        for fen in [
+            "5B2/2p1p3/1p2pp1b/5P1b/2p1k2q/6rp/p3B1P1/R3K3 b Q - 0 1",
+            "2rR2BK/p1n1q1pp/1nPrb3/3kb3/8/1p1p4/3PP3/8 b - - 0 1",
+            "8/2K3pB/1p2p1P1/pP2P3/P2r1p2/n1pk1P2/2pbpP2/1N6 b - - 0 1",
+            "6r1/3B2p1/1p4r1/p2p2p1/2k1Nbpq/np3pnR/4P2K/1b6 b - - 0 1",
+            "8/8/4n3/5B1k/1P2b3/PKP5/4R3/8 b - - 0 1",
+            "r3k3/1P6/8/2pP4/8/8/8/R3K2R b KQq - 0 1",
+            "7n/8/8/8/2ppp3/2pkp3/8/R3K1N1 b Q - 0 1",
+            "4k3/8/8/8/8/8/8/R3K2R b KQ - 0 1",
+            "8/8/8/2k5/2pP4/8/B7/4K3 b - d3 0 1",
+        ] {
+            for _ in 0..30 {
+                let mut pos = Position::from_fen(fen).unwrap();
+                for _ in 0..12 {
+                    let mut net = pos.mating_net();
+                    let mut moves = MoveList::new();
+                    pos.legal_moves(&mut moves);
+                    for mv in moves.iter() {
+                        let after = pos.play(mv);
+                        let mut mates = false;
+                        after.any_successor(|_, last| {
+                            mates = last.is_checkmate();
+                            mates
+                        });
+                        if !net.may_allow_mate(mv) {
+                            assert!(!mates, "{pos:?} {mv:?}");
+                            dropped += 1;
+                        }
+                        allowing += mates as usize;
+                    }
+                    match pos.random_successor(&mut seed) {
+                        Some(next) => pos = next,
+                        None => break,
+                    }
+                }
+            }
+        }
+        assert!(allowing > 100, "only {allowing} moves allowing a mate met");
+        assert!(dropped > 5_000, "only {dropped} moves judged hopeless");
     }
 
     /// Random games around kings short of flights, castling and e.p. included: the flight

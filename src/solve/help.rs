@@ -72,6 +72,11 @@ const HELP_TARGETS_MIN_PLIES: u32 = 8;
 const HELP_MATE_TARGETS_MIN_PLIES: u32 = 6;
 /// Nor longer ones than this: each thread keeps, per ply, the list of targets in reach.
 const HELP_TARGETS_MAX_PLIES: u32 = 40;
+/// With targets, the mated side's moves before the mate are asked of the mating net
+/// (`Position::mating_net`) only when it has this many: with fewer, drawing the net costs more
+/// than the targets' own test it spares (intell#48b h#3: 3.9 -> 4.6 ms with the net always
+/// asked, 3.9 ms from 12 moves; the bench's h#3s with targets gain as much either way).
+const NET_MIN_MOVES: usize = 12;
 
 /// The side making the last of `plies` plies from `pos`: the side to move when they are odd.
 fn last_mover(pos: &Position, plies: u32) -> Color {
@@ -640,9 +645,13 @@ impl HelpSearch<'_> {
                 let mut moves = MoveList::new();
                 self.list_moves(pos, 2, ply, &mut moves);
                 let mut quiet = [None; 64];
-                let kept = moves
-                    .iter()
-                    .filter(|mv| self.keeps_targets(pos, mv, (2, ply), &mut quiet));
+                // The net proves most moves hopeless before the targets are asked, but it is
+                // drawn once per position: worth it only over enough moves.
+                let mut net = (moves.len() >= NET_MIN_MOVES).then(|| pos.mating_net());
+                let kept = moves.iter().filter(|mv| {
+                    net.as_mut().is_none_or(|n| n.may_allow_mate(mv))
+                        && self.keeps_targets(pos, mv, (2, ply), &mut quiet)
+                });
                 // The mating moves that may end in a target after any of these: those the
                 // targets kept now allow the other side with the moves it has before its last.
                 let mates = self.live_movers(targets, ply, !pos.side_to_move(), (1, 0));
@@ -664,7 +673,7 @@ impl HelpSearch<'_> {
                 }
                 stopped
             }
-            Aim::Mate => pos.any_successor(|mv, after| {
+            Aim::Mate => pos.any_successor_allowing_mate(|mv, after| {
                 played += 1;
                 if tally.count(1) {
                     return true;

@@ -1,0 +1,353 @@
+//! Help mate in two plies (the side to be mated moves, then the other mates): which first
+//! moves surely leave no mate in one, proved without playing them.
+//!
+//! The proof works on the flights of the king to be mated. A move of one of his other men
+//! changes them little: its destination may block one flight, and its departure may open a
+//! line of the mating side onto some; every other flight stays. The mating move must then
+//! give check and take every flight left, with one man: from its new square, or by uncovering
+//! a line of another man as it leaves. Where it may land and what it attacks from there are
+//! taken over a board holding the mating side's men only (the other side's men may have moved
+//! away or be captured), so these are supersets of the truth. When no man of the mating side
+//! can take the flights left from any square it might reach, the first move is hopeless.
+//! What each man may do is worked out once per position (`Mater`); each set of flights left
+//! is then judged with a few intersections.
+//! The king's moves, castling, e.p. captures and double steps (after which an e.p. capture
+//! may mate) are always played.
+
+use cozy_chess::{
+    get_between_rays, get_bishop_moves, get_bishop_rays, get_king_moves, get_knight_moves,
+    get_pawn_attacks, get_pawn_quiets, get_rook_moves, get_rook_rays, BitBoard, Board, Color, File,
+    Move, Piece, Rank, Square,
+};
+
+/// A king has at most eight flights.
+const FLIGHTS: usize = 8;
+/// At most this many ways to mate are kept (a man, or a pawn promoting to one kind); with
+/// more, the net is not drawn.
+const MATERS: usize = 8;
+
+/// One way of the mating side to give check: a man (or a promoted pawn, or a castling) and
+/// what it takes from where.
+#[derive(Clone, Copy)]
+struct Mater {
+    /// Where it may land and give check (or anywhere, when its departure may uncover one).
+    lands: BitBoard,
+    /// Per flight: the squares of `lands` from which it takes it (all of them when its
+    /// departure may uncover a line onto it).
+    takes: [BitBoard; FLIGHTS],
+}
+
+/// Which moves of the side to move may leave the other side a mate in one (see the module).
+/// The net is drawn at the first move it judges: often no move is judged at all (the search
+/// keeps only king moves, or none).
+pub struct MatingNet<'a> {
+    board: &'a Board,
+    /// Where the side to move's pawns stand before a double step.
+    double_step: BitBoard,
+    /// The side to move's e.p. capture's destination.
+    passant: BitBoard,
+    /// `None` until drawn; then `None` when it proves nothing.
+    net: Option<Option<Net>>,
+}
+
+impl<'a> MatingNet<'a> {
+    pub(super) fn new(board: &'a Board) -> MatingNet<'a> {
+        let mated = board.side_to_move();
+        MatingNet {
+            board,
+            double_step: Rank::Second.relative_to(mated).bitboard(),
+            passant: board.en_passant().map_or(BitBoard::EMPTY, |f| {
+                Square::new(f, Rank::Sixth.relative_to(mated)).bitboard()
+            }),
+            net: None,
+        }
+    }
+
+    /// Whether the side to move's legal move `mv` may leave a mate in one.
+    #[inline]
+    pub fn may_allow_mate(&mut self, mv: &crate::chess::Move) -> bool {
+        self.may_allow_mate_raw(mv.role().to_cozy(), mv.raw)
+    }
+
+    /// `may_allow_mate` of the move `mv` of a man of kind `piece`. Moves that change more
+    /// than one man's square, or allow an e.p. capture, are not judged.
+    #[inline]
+    pub(super) fn may_allow_mate_raw(&mut self, piece: Piece, mv: Move) -> bool {
+        let judged = match piece {
+            Piece::King => false,
+            Piece::Pawn => !self.double_step.has(mv.from) && !self.passant.has(mv.to),
+            _ => true,
+        };
+        if !judged {
+            return true;
+        }
+        let board = self.board;
+        match self.net.get_or_insert_with(|| Net::new(board)) {
+            Some(net) => net.may_allow_mate(mv),
+            None => true,
+        }
+    }
+}
+
+/// The flights of the king to be mated and the ways to take them.
+struct Net {
+    n: usize,
+    flights: [Square; FLIGHTS],
+    /// Per flight: the squares whose vacating may open a line of the mating side onto it (no
+    /// man of that side between but the one leaving).
+    shadows: [BitBoard; FLIGHTS],
+    maters: [Mater; MATERS],
+    n_maters: usize,
+    /// Per set of flights (a bit per index of `flights`): whether it was judged, and whether
+    /// one mating move may take them all.
+    judged: [u64; 4],
+    takeable: [u64; 4],
+}
+
+impl Net {
+    /// The net around the king of the side to move in `board`; `None` when even his flights
+    /// now may all be taken by one mating move: then no move of his men is proved hopeless.
+    fn new(board: &Board) -> Option<Net> {
+        let mated = board.side_to_move();
+        let mater = !mated;
+        let king = board.king(mated);
+        let ours = board.colors(mater);
+        let occupied = board.occupied() & !king.bitboard();
+        let diagonal = ours & (board.pieces(Piece::Bishop) | board.pieces(Piece::Queen));
+        let orthogonal = ours & (board.pieces(Piece::Rook) | board.pieces(Piece::Queen));
+        let mut attacked = get_king_moves(board.king(mater));
+        for s in ours & board.pieces(Piece::Pawn) {
+            attacked |= get_pawn_attacks(s, mater);
+        }
+        for s in ours & board.pieces(Piece::Knight) {
+            attacked |= get_knight_moves(s);
+        }
+        for s in diagonal {
+            attacked |= get_bishop_moves(s, occupied);
+        }
+        for s in orthogonal {
+            attacked |= get_rook_moves(s, occupied);
+        }
+        // The squares between a line piece and `target` whose vacating may open the line: any
+        // square when no man of the mating side stands between, that man when one does.
+        let shadow = |target: Square| {
+            let mut out = BitBoard::EMPTY;
+            for s in (get_bishop_rays(target) & diagonal) | (get_rook_rays(target) & orthogonal) {
+                let between = get_between_rays(s, target);
+                let blockers = between & ours;
+                out |= match blockers.len() {
+                    0 => between,
+                    1 => blockers,
+                    _ => BitBoard::EMPTY,
+                };
+            }
+            out
+        };
+        let mut net = Net {
+            n: 0,
+            flights: [king; FLIGHTS],
+            shadows: [BitBoard::EMPTY; FLIGHTS],
+            maters: [Mater {
+                lands: BitBoard::EMPTY,
+                takes: [BitBoard::EMPTY; FLIGHTS],
+            }; MATERS],
+            n_maters: 0,
+            judged: [0; 4],
+            takeable: [0; 4],
+        };
+        for f in get_king_moves(king) & !board.colors(mated) & !attacked {
+            net.flights[net.n] = f;
+            net.shadows[net.n] = shadow(f);
+            net.n += 1;
+        }
+        let discoverers = shadow(king) & ours;
+        let last = Rank::Eighth.relative_to(mater).bitboard();
+        for x in ours {
+            let others = ours & !x.bitboard();
+            let discovers = discoverers.has(x);
+            let vacated = x.bitboard();
+            let piece = board.piece_on(x).expect("a man of the mating side");
+            let kept = match piece {
+                Piece::Pawn => {
+                    let to =
+                        get_pawn_quiets(x, mater, BitBoard::EMPTY) | get_pawn_attacks(x, mater);
+                    [
+                        Piece::Pawn,
+                        Piece::Knight,
+                        Piece::Bishop,
+                        Piece::Rook,
+                        Piece::Queen,
+                    ]
+                    .into_iter()
+                    .all(|p| {
+                        let to = if p == Piece::Pawn {
+                            to & !last
+                        } else {
+                            to & last
+                        };
+                        net.add(p, to, discovers, vacated, king, others, mater)
+                    })
+                }
+                p => {
+                    let to = attacks(p, x, others, mater) & !others;
+                    net.add(p, to, discovers, vacated, king, others, mater)
+                }
+            };
+            if !kept {
+                return None;
+            }
+        }
+        if !net.add_castlings(board, discoverers) {
+            return None;
+        }
+        // No way to mate takes every flight (else `keep` gave up).
+        let all = ((1u16 << net.n) - 1) as u8;
+        net.judged[(all >> 6) as usize] |= 1 << (all & 63);
+        Some(net)
+    }
+
+    /// Keeps a man of kind `piece` of the mating side that may land on `to`: where it gives
+    /// check there (or anywhere when it `discovers` a check by leaving `vacated`), and what it
+    /// takes from where, over `others` (the mating side's other men). False as `keep`.
+    #[allow(clippy::too_many_arguments)]
+    fn add(
+        &mut self,
+        piece: Piece,
+        to: BitBoard,
+        discovers: bool,
+        vacated: BitBoard,
+        king: Square,
+        others: BitBoard,
+        mater: Color,
+    ) -> bool {
+        let lands = match piece {
+            _ if discovers => to,
+            // A king gives no check by himself.
+            Piece::King => BitBoard::EMPTY,
+            p => to & attackers(p, king, others, mater),
+        };
+        if lands.is_empty() {
+            return true;
+        }
+        let mut takes = [BitBoard::EMPTY; FLIGHTS];
+        for (i, t) in takes[..self.n].iter_mut().enumerate() {
+            *t = if (self.shadows[i] & vacated).is_empty() {
+                lands & attackers(piece, self.flights[i], others, mater)
+            } else {
+                lands
+            };
+        }
+        self.keep(Mater { lands, takes })
+    }
+
+    /// Keeps the castlings of the mating side that may give check: the rook from its new
+    /// square, or a line uncovered as king or rook leaves. False as `keep`.
+    fn add_castlings(&mut self, board: &Board, discoverers: BitBoard) -> bool {
+        let mater = !board.side_to_move();
+        let rights = board.castle_rights(mater);
+        let back = Rank::First.relative_to(mater);
+        let king = board.king(!mater);
+        let king_from = board.king(mater);
+        for (rook, king_to, rook_to) in [
+            (rights.short, File::G, File::F),
+            (rights.long, File::C, File::D),
+        ] {
+            let Some(rook) = rook else {
+                continue;
+            };
+            let vacated = king_from.bitboard() | Square::new(rook, back).bitboard();
+            let (king_to, rook_to) = (Square::new(king_to, back), Square::new(rook_to, back));
+            let others = (board.colors(mater) & !vacated) | king_to.bitboard();
+            let rook_attacks = get_rook_moves(rook_to, others);
+            if !rook_attacks.has(king) && (discoverers & vacated).is_empty() {
+                continue;
+            }
+            let covered = rook_attacks | get_king_moves(king_to);
+            let lands = rook_to.bitboard();
+            let mut takes = [BitBoard::EMPTY; FLIGHTS];
+            for (i, t) in takes[..self.n].iter_mut().enumerate() {
+                if covered.has(self.flights[i]) || !(self.shadows[i] & vacated).is_empty() {
+                    *t = lands;
+                }
+            }
+            if !self.keep(Mater { lands, takes }) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Keeps a way to mate; false when there are too many, or when it may take every flight
+    /// the king has now: then no move of his men is proved hopeless (the sets judged are
+    /// never more than those), and the net is given up at once.
+    fn keep(&mut self, mater: Mater) -> bool {
+        let all = mater.takes[..self.n]
+            .iter()
+            .fold(mater.lands, |l, t| l & *t);
+        if self.n_maters == MATERS || !all.is_empty() {
+            return false;
+        }
+        self.maters[self.n_maters] = mater;
+        self.n_maters += 1;
+        true
+    }
+
+    /// Whether a move `mv` of a man other than the king (no castling, e.p. capture or double
+    /// step) may leave a mate in one.
+    #[inline]
+    fn may_allow_mate(&mut self, mv: Move) -> bool {
+        let mut left = 0u8;
+        for i in 0..self.n {
+            if self.flights[i] != mv.to && !self.shadows[i].has(mv.from) {
+                left |= 1 << i;
+            }
+        }
+        self.takeable(left)
+    }
+
+    /// Whether one mating move may take every flight of the set `left`, judged once per set.
+    fn takeable(&mut self, left: u8) -> bool {
+        let (word, bit) = ((left >> 6) as usize, 1u64 << (left & 63));
+        if self.judged[word] & bit == 0 {
+            self.judged[word] |= bit;
+            if self.judge(left) {
+                self.takeable[word] |= bit;
+            }
+        }
+        self.takeable[word] & bit != 0
+    }
+
+    fn judge(&self, left: u8) -> bool {
+        self.maters[..self.n_maters].iter().any(|m| {
+            let mut lands = m.lands;
+            for (i, takes) in m.takes[..self.n].iter().enumerate() {
+                if left >> i & 1 == 1 {
+                    lands &= *takes;
+                }
+            }
+            !lands.is_empty()
+        })
+    }
+}
+
+/// The squares a man of kind `piece` of `color` attacks from `sq`, over `blockers`.
+#[inline]
+fn attacks(piece: Piece, sq: Square, blockers: BitBoard, color: Color) -> BitBoard {
+    match piece {
+        Piece::Pawn => get_pawn_attacks(sq, color),
+        Piece::Knight => get_knight_moves(sq),
+        Piece::Bishop => get_bishop_moves(sq, blockers),
+        Piece::Rook => get_rook_moves(sq, blockers),
+        Piece::Queen => get_bishop_moves(sq, blockers) | get_rook_moves(sq, blockers),
+        Piece::King => get_king_moves(sq),
+    }
+}
+
+/// The squares from which a man of kind `piece` of `color` attacks `sq`, over `blockers`.
+#[inline]
+fn attackers(piece: Piece, sq: Square, blockers: BitBoard, color: Color) -> BitBoard {
+    match piece {
+        Piece::Pawn => get_pawn_attacks(sq, !color),
+        p => attacks(p, sq, blockers, color),
+    }
+}
