@@ -326,6 +326,10 @@ impl SeriesSearch<'_> {
         pos.legal_moves(&mut moves);
         let checks = (k == 1 && self.end == SeriesEnd::Direct && self.aim == Aim::Mate)
             .then(|| CheckFilter::new(pos));
+        // Before the other side's mate, the last series moves that surely leave none are not
+        // played.
+        let mut net = (k == 1 && self.end == SeriesEnd::Help && self.aim == Aim::Mate)
+            .then(|| pos.mating_net());
         if number == 1 && self.progress {
             self.control.set_first_moves(0, moves.len() as u32);
         }
@@ -375,7 +379,9 @@ impl SeriesSearch<'_> {
             } else {
                 kept_positions.next()
             };
-            if checks.as_ref().is_some_and(|c| !c.may_check(mv)) {
+            if checks.as_ref().is_some_and(|c| !c.may_check(mv))
+                || net.as_mut().is_some_and(|n| !n.may_allow_mate(mv))
+            {
                 continue;
             }
             if let Some(next) = quiet {
