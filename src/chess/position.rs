@@ -631,7 +631,7 @@ impl Position {
     /// The net around the side to move's king, to tell which of his moves may leave the
     /// other side a mate in one (see `MatingNet`).
     pub fn mating_net(&self) -> MatingNet<'_> {
-        MatingNet::new(&self.board)
+        MatingNet::new(&self.board, true)
     }
 
     /// `has_mate_in_one` by the men on the squares `men`, and when `captures` by the others'
@@ -760,16 +760,19 @@ impl Position {
 
     /// Help stalemate in two plies, the side to be stalemated to move: calls `f` with each legal
     /// move and the position after it, until `f` returns true; returns whether it did. The
-    /// moves `StalematePairs` proves hopeless are skipped without being played.
+    /// moves `StalematePairs` proves hopeless are skipped without being played, and so are
+    /// those after which his king keeps a flight no move can take (`MatingNet`, no check
+    /// asked).
     pub fn any_successor_stalemate_pair_candidate(
         &self,
         mut f: impl FnMut(MoveKey, &Position) -> bool,
     ) -> bool {
         let pairs = self.stalemate_pairs();
+        let mut net = MatingNet::new(&self.board, false);
         self.board.generate_moves(|pm| {
             let filtered = pairs.filters(pm.piece, pm.from);
             for raw in pm {
-                if filtered && pairs.hopeless(raw) {
+                if filtered && pairs.hopeless(raw) || !net.may_allow_mate_raw(pm.piece, raw) {
                     continue;
                 }
                 if f(MoveKey::from_raw(raw), &self.after_raw(raw)) {
@@ -1375,6 +1378,8 @@ mod check_filter_tests {
             "8/8/4n3/5B1k/1P2b3/PKP5/4R3/8 b - - 0 1",
             "r3k3/1P6/8/2pP4/8/8/8/R3K2R b KQq - 0 1",
             "7n/8/8/8/2ppp3/2pkp3/8/R3K1N1 b Q - 0 1",
+            // 1.Ra1*g1 Qh1*g1 #: the mate takes back where a man of its side stood.
+            "8/2p1p3/1p2pp1B/5P1b/2p3B1/3k2r1/p4K2/R5nq w - - 0 1",
             "4k3/8/8/8/8/8/8/R3K2R b KQ - 0 1",
             "8/8/8/2k5/2pP4/8/B7/4K3 b - d3 0 1",
         ] {
@@ -1506,6 +1511,8 @@ mod check_filter_tests {
             ("k7/p7/P1K5/8/8/8/3p4/4R3 b - - 0 1", ""),
             // 1.e4-e3 Qe1-c3 =: the stalemating move blocks the other pawn.
             ("k7/8/1K1B4/8/2p1p3/8/4P3/4Q3 b - - 0 1", ""),
+            // hpint#61: 1.Bh8*f6+ Ke5*f6 =, the king taking back where his rook stood.
+            ("7b/8/5RBk/4K3/8/4p3/4N3/8 b - - 0 1", ""),
         ] {
             let mut pos = Position::from_fen(fen).unwrap();
             for uci in line.split_whitespace() {

@@ -12,7 +12,8 @@
 //! What each man may do is worked out once per position (`Mater`); each set of flights left
 //! is then judged with a few intersections.
 //! The king's moves, castling, e.p. captures and double steps (after which an e.p. capture
-//! may mate) are always played.
+//! may mate) are always played. Before a stalemate the last move need not give check: then
+//! only the flights are asked.
 
 use cozy_chess::{
     get_between_rays, get_bishop_moves, get_bishop_rays, get_king_moves, get_knight_moves,
@@ -46,12 +47,15 @@ pub struct MatingNet<'a> {
     double_step: BitBoard,
     /// The side to move's e.p. capture's destination.
     passant: BitBoard,
+    /// Whether the last move must give check (a mate; not a stalemate, for which only the
+    /// flights are asked).
+    check: bool,
     /// `None` until drawn; then `None` when it proves nothing.
     net: Option<Option<Net>>,
 }
 
 impl<'a> MatingNet<'a> {
-    pub(super) fn new(board: &'a Board) -> MatingNet<'a> {
+    pub(super) fn new(board: &'a Board, check: bool) -> MatingNet<'a> {
         let mated = board.side_to_move();
         MatingNet {
             board,
@@ -59,6 +63,7 @@ impl<'a> MatingNet<'a> {
             passant: board.en_passant().map_or(BitBoard::EMPTY, |f| {
                 Square::new(f, Rank::Sixth.relative_to(mated)).bitboard()
             }),
+            check,
             net: None,
         }
     }
@@ -81,8 +86,8 @@ impl<'a> MatingNet<'a> {
         if !judged {
             return true;
         }
-        let board = self.board;
-        match self.net.get_or_insert_with(|| Net::new(board)) {
+        let (board, check) = (self.board, self.check);
+        match self.net.get_or_insert_with(|| Net::new(board, check)) {
             Some(net) => net.may_allow_mate(mv),
             None => true,
         }
@@ -107,7 +112,7 @@ struct Net {
 impl Net {
     /// The net around the king of the side to move in `board`; `None` when even his flights
     /// now may all be taken by one mating move: then no move of his men is proved hopeless.
-    fn new(board: &Board) -> Option<Net> {
+    fn new(board: &Board, check: bool) -> Option<Net> {
         let mated = board.side_to_move();
         let mater = !mated;
         let king = board.king(mated);
@@ -160,7 +165,8 @@ impl Net {
             net.shadows[net.n] = shadow(f);
             net.n += 1;
         }
-        let discoverers = shadow(king) & ours;
+        // Without a check to give, every man is taken as if its departure gave one.
+        let discoverers = if check { shadow(king) & ours } else { ours };
         let last = Rank::Eighth.relative_to(mater).bitboard();
         for x in ours {
             let others = ours & !x.bitboard();
@@ -189,7 +195,9 @@ impl Net {
                     })
                 }
                 p => {
-                    let to = attacks(p, x, others, mater) & !others;
+                    // A square of its own side's man too: the first move may capture that
+                    // man there, and this one take back.
+                    let to = attacks(p, x, others, mater);
                     net.add(p, to, discovers, vacated, king, others, mater)
                 }
             };
