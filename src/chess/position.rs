@@ -634,6 +634,12 @@ impl Position {
         MatingNet::new(&self.board, true)
     }
 
+    /// `mating_net` before a stalemate: whether the side to move's moves may leave his king's
+    /// flights all taken by one move of the other side.
+    pub fn stalemating_net(&self) -> MatingNet<'_> {
+        MatingNet::new(&self.board, false)
+    }
+
     /// `has_mate_in_one` by the men on the squares `men`, and when `captures` by the others'
     /// captures (as `legal_moves_of`): when the search knows no other move can mate.
     #[inline]
@@ -768,7 +774,7 @@ impl Position {
         mut f: impl FnMut(MoveKey, &Position) -> bool,
     ) -> bool {
         let pairs = self.stalemate_pairs();
-        let mut net = MatingNet::new(&self.board, false);
+        let mut net = self.stalemating_net();
         self.board.generate_moves(|pm| {
             let filtered = pairs.filters(pm.piece, pm.from);
             for raw in pm {
