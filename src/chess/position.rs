@@ -1384,6 +1384,8 @@ mod check_filter_tests {
             "8/8/4n3/5B1k/1P2b3/PKP5/4R3/8 b - - 0 1",
             "r3k3/1P6/8/2pP4/8/8/8/R3K2R b KQq - 0 1",
             "7n/8/8/8/2ppp3/2pkp3/8/R3K1N1 b Q - 0 1",
+            // 1.d7-d5 e5*d6 ep. #: the double step allows the mate.
+            "8/3p3B/6Pp/R3P2k/8/5P2/6N1/1K6 b - - 0 1",
             // 1.Ra1*g1 Qh1*g1 #: the mate takes back where a man of its side stood.
             "8/2p1p3/1p2pp1B/5P1b/2p3B1/3k2r1/p4K2/R5nq w - - 0 1",
             "4k3/8/8/8/8/8/8/R3K2R b KQ - 0 1",

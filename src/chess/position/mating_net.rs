@@ -11,8 +11,8 @@
 //! can take the flights left from any square it might reach, the first move is hopeless.
 //! What each man may do is worked out once per position (`Mater`); each set of flights left
 //! is then judged with a few intersections.
-//! The king's moves, castling, e.p. captures and double steps (after which an e.p. capture
-//! may mate) are always played. Before a stalemate the last move need not give check: then
+//! The king's moves, castling, e.p. captures and double steps the other side may take e.p.
+//! are always played. Before a stalemate the last move need not give check: then
 //! only the flights are asked.
 
 use cozy_chess::{
@@ -43,7 +43,8 @@ struct Mater {
 /// keeps only king moves, or none).
 pub struct MatingNet<'a> {
     board: &'a Board,
-    /// Where the side to move's pawns stand before a double step.
+    /// Where a pawn of the side to move lands after a double step next to a pawn of the
+    /// other side (which may then take it e.p.).
     double_step: BitBoard,
     /// The side to move's e.p. capture's destination.
     passant: BitBoard,
@@ -57,9 +58,12 @@ pub struct MatingNet<'a> {
 impl<'a> MatingNet<'a> {
     pub(super) fn new(board: &'a Board, check: bool) -> MatingNet<'a> {
         let mated = board.side_to_move();
+        let rank = Rank::Fourth.relative_to(mated).bitboard();
+        let takers = (board.colored_pieces(!mated, Piece::Pawn) & rank).0;
+        let beside = (takers << 1 & !File::A.bitboard().0) | (takers >> 1 & !File::H.bitboard().0);
         MatingNet {
             board,
-            double_step: Rank::Second.relative_to(mated).bitboard(),
+            double_step: BitBoard(beside),
             passant: board.en_passant().map_or(BitBoard::EMPTY, |f| {
                 Square::new(f, Rank::Sixth.relative_to(mated)).bitboard()
             }),
@@ -75,12 +79,17 @@ impl<'a> MatingNet<'a> {
     }
 
     /// `may_allow_mate` of the move `mv` of a man of kind `piece`. Moves that change more
-    /// than one man's square, or allow an e.p. capture, are not judged.
+    /// than one man's square (the king's too: his flights change), and double steps the
+    /// other side may take e.p., are not judged.
     #[inline]
     pub(super) fn may_allow_mate_raw(&mut self, piece: Piece, mv: Move) -> bool {
         let judged = match piece {
             Piece::King => false,
-            Piece::Pawn => !self.double_step.has(mv.from) && !self.passant.has(mv.to),
+            Piece::Pawn => {
+                let double = (mv.from as usize).abs_diff(mv.to as usize) == 16;
+                let passant = double && self.double_step.has(mv.to);
+                !(passant || self.passant.has(mv.to))
+            }
             _ => true,
         };
         if !judged {
