@@ -214,6 +214,33 @@ impl CheckHint {
     }
 }
 
+/// Every square the men of `side` attack over `occupied`: one lookup per man (the flight
+/// tests ask it of every square next to a king).
+fn attacked_by(
+    b: &Board,
+    side: cozy_chess::Color,
+    occupied: cozy_chess::BitBoard,
+) -> cozy_chess::BitBoard {
+    use cozy_chess::{
+        get_bishop_moves, get_king_moves, get_knight_moves, get_pawn_attacks, get_rook_moves,
+    };
+    let ours = b.colors(side);
+    let mut attacked = get_king_moves(b.king(side));
+    for s in ours & b.pieces(Piece::Pawn) {
+        attacked |= get_pawn_attacks(s, side);
+    }
+    for s in ours & b.pieces(Piece::Knight) {
+        attacked |= get_knight_moves(s);
+    }
+    for s in ours & (b.pieces(Piece::Bishop) | b.pieces(Piece::Queen)) {
+        attacked |= get_bishop_moves(s, occupied);
+    }
+    for s in ours & (b.pieces(Piece::Rook) | b.pieces(Piece::Queen)) {
+        attacked |= get_rook_moves(s, occupied);
+    }
+    attacked
+}
+
 /// A position that passed validation: exactly the men, rights and side to move of a legal
 /// problem position. Cheap to copy; moves are made by copy (`play`).
 #[derive(Clone, PartialEq, Eq)]
@@ -680,8 +707,7 @@ impl Position {
     /// (see `FlightSquares::taking_flights`).
     fn flight_squares(&self) -> FlightSquares {
         use cozy_chess::{
-            get_between_rays, get_bishop_moves, get_bishop_rays, get_king_moves, get_knight_moves,
-            get_pawn_attacks, get_rook_moves, get_rook_rays, BitBoard, Rank,
+            get_between_rays, get_bishop_rays, get_king_moves, get_rook_rays, BitBoard, Rank,
         };
         let b = &self.board;
         let us = b.side_to_move();
@@ -702,21 +728,8 @@ impl Position {
             }),
             us,
         };
-        // Everything our men attack, their king left off the board (a king fleeing along a
-        // line stays on it): one lookup per man, not five per flight.
-        let mut attacked = get_king_moves(b.king(us));
-        for s in ours & b.pieces(Piece::Pawn) {
-            attacked |= get_pawn_attacks(s, us);
-        }
-        for s in ours & b.pieces(Piece::Knight) {
-            attacked |= get_knight_moves(s);
-        }
-        for s in diagonal {
-            attacked |= get_bishop_moves(s, occupied);
-        }
-        for s in orthogonal {
-            attacked |= get_rook_moves(s, occupied);
-        }
+        // Their king left off the board: a king fleeing along a line stays on it.
+        let attacked = attacked_by(b, us, occupied);
         for f in get_king_moves(their_king) & !b.colors(!us) & !attacked {
             let mut uncover = BitBoard::EMPTY;
             for s in (get_bishop_rays(f) & diagonal) | (get_rook_rays(f) & orthogonal) {

@@ -129,19 +129,7 @@ impl Net {
         let occupied = board.occupied() & !king.bitboard();
         let diagonal = ours & (board.pieces(Piece::Bishop) | board.pieces(Piece::Queen));
         let orthogonal = ours & (board.pieces(Piece::Rook) | board.pieces(Piece::Queen));
-        let mut attacked = get_king_moves(board.king(mater));
-        for s in ours & board.pieces(Piece::Pawn) {
-            attacked |= get_pawn_attacks(s, mater);
-        }
-        for s in ours & board.pieces(Piece::Knight) {
-            attacked |= get_knight_moves(s);
-        }
-        for s in diagonal {
-            attacked |= get_bishop_moves(s, occupied);
-        }
-        for s in orthogonal {
-            attacked |= get_rook_moves(s, occupied);
-        }
+        let attacked = super::attacked_by(board, mater, occupied);
         // The squares between a line piece and `target` whose vacating may open the line: any
         // square when no man of the mating side stands between, that man when one does.
         let shadow = |target: Square| {
