@@ -297,8 +297,8 @@ impl Net {
         true
     }
 
-    /// Whether a move `mv` of a man other than the king (no castling, e.p. capture or double
-    /// step) may leave a mate in one.
+    /// Whether a move `mv` that `MatingNet` judges (of a man other than the king, neither an
+    /// e.p. capture nor a double step the other side may take e.p.) may leave a mate in one.
     #[inline]
     fn may_allow_mate(&mut self, mv: Move) -> bool {
         let mut left = 0u8;
