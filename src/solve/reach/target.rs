@@ -96,13 +96,15 @@ const MAX_SERIES_STEPS: u64 = 750_000;
 /// at most 540,654 (hpint#24 h=8; the listing saves most of its search). A step is some
 /// 40-60 ns: this gives up after about 0.1 s.
 const MAX_HELP_STEPS: u64 = 2_000_000;
-/// Help play of at most this many plies is over soon: its listing is cut short sooner. Over
-/// the corpus's 109 h#3 problems the targets pay up to about 35,000 of them now that a move
-/// which keeps none in reach is not played (the mated side's last move included): intell#53a
-/// 0.44 -> 0.22 s with 23,379 targets, #99 0.31 -> 0.03 s; those that list more (#39, #95)
-/// lose the listing's 0.03-0.06 s.
+/// Help play of at most this many plies is over soon: its listing is cut short sooner. The
+/// targets of an h#3 pay up to about 20,000 of them: more, and the mating net
+/// (`Position::mating_net`) makes the search without them about as fast, while listings that
+/// give up spend less the sooner they do. Cut at 35,000 (as before the net), against 20,000,
+/// one thread: intell#45a 40 -> 20 ms, #30 34 -> 27 ms, #55b (32,546 targets) 107 -> 85
+/// ms, #39 193 -> 174 ms; #53a (23,379) 96 -> 102 ms, #81a (27,515) 214 -> 228 ms; the
+/// corpus's 109 h#3s 2.4% faster (min of 3 runs), 25,000 1%, 12,000 0.2%.
 const SHORT_HELP_PLIES: u32 = 6;
-const MAX_SHORT_HELP_TARGETS: usize = 35_000;
+const MAX_SHORT_HELP_TARGETS: usize = 20_000;
 /// (The short listings that end take at most 231,514 steps: intell#81b h#3.)
 const MAX_SHORT_HELP_STEPS: u64 = 500_000;
 /// Each thread adds its steps to the count of all every this many.
