@@ -1294,11 +1294,33 @@ mod check_filter_tests {
         skipped
     }
 
+    /// Plays `games` random games of at most `plies` plies from each of `fens`, calling
+    /// `visit` with every position met (and the seed, for its own draws).
+    fn random_games(
+        fens: &[&str],
+        (games, plies): (usize, usize),
+        seed: &mut u64,
+        mut visit: impl FnMut(&Position, &mut u64),
+    ) {
+        for fen in fens {
+            for _ in 0..games {
+                let mut pos = Position::from_fen(fen).unwrap();
+                for _ in 0..plies {
+                    visit(&pos, seed);
+                    match pos.random_successor(seed) {
+                        Some(next) => pos = next,
+                        None => break,
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn random_walks_never_skip_a_forcing_move() {
         let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
         let mut skipped = 0;
-        for fen in [
+        let fens = [
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "KR2N3/4P1P1/6QB/3N1pPB/n6P/rP6/ppkPP2P/3R4 w - f6 0 1",
             "8/4B3/3Rp2p/2Nbk1pP/1Qp2pKn/1N3P1P/3R4/8 w - - 0 1",
@@ -1306,18 +1328,10 @@ mod check_filter_tests {
             "q3k2r/8/8/3b4/8/2R5/1B6/4K2Q w k - 0 1",
             "8/8/6KP/8/8/8/1pp1Rppp/k7 w - - 0 1",
             "5Kb1/p6k/5p2/8/8/1p6/1Pp1P3/2B5 w - - 0 1",
-        ] {
-            for _ in 0..60 {
-                let mut pos = Position::from_fen(fen).unwrap();
-                for _ in 0..30 {
-                    skipped += forcing_checks_sound(&pos);
-                    match pos.random_successor(&mut seed) {
-                        Some(next) => pos = next,
-                        None => break,
-                    }
-                }
-            }
-        }
+        ];
+        random_games(&fens, (60, 30), &mut seed, |pos, _| {
+            skipped += forcing_checks_sound(pos);
+        });
         assert!(skipped > 10_000, "only {skipped} moves skipped");
     }
 
@@ -1389,7 +1403,7 @@ mod check_filter_tests {
     fn mating_net_never_drops_a_mate() {
         let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
         let (mut allowing, mut dropped) = (0, 0);
-        for fen in [
+        let fens = [
             "5B2/2p1p3/1p2pp1b/5P1b/2p1k2q/6rp/p3B1P1/R3K3 b Q - 0 1",
             "2rR2BK/p1n1q1pp/1nPrb3/3kb3/8/1p1p4/3PP3/8 b - - 0 1",
             "8/2K3pB/1p2p1P1/pP2P3/P2r1p2/n1pk1P2/2pbpP2/1N6 b - - 0 1",
@@ -1403,33 +1417,25 @@ mod check_filter_tests {
             "8/2p1p3/1p2pp1B/5P1b/2p3B1/3k2r1/p4K2/R5nq w - - 0 1",
             "4k3/8/8/8/8/8/8/R3K2R b KQ - 0 1",
             "8/8/8/2k5/2pP4/8/B7/4K3 b - d3 0 1",
-        ] {
-            for _ in 0..30 {
-                let mut pos = Position::from_fen(fen).unwrap();
-                for _ in 0..12 {
-                    let mut net = pos.mating_net();
-                    let mut moves = MoveList::new();
-                    pos.legal_moves(&mut moves);
-                    for mv in moves.iter() {
-                        let after = pos.play(mv);
-                        let mut mates = false;
-                        after.any_successor(|_, last| {
-                            mates = last.is_checkmate();
-                            mates
-                        });
-                        if !net.may_allow_mate(mv) {
-                            assert!(!mates, "{pos:?} {mv:?}");
-                            dropped += 1;
-                        }
-                        allowing += mates as usize;
-                    }
-                    match pos.random_successor(&mut seed) {
-                        Some(next) => pos = next,
-                        None => break,
-                    }
+        ];
+        random_games(&fens, (30, 12), &mut seed, |pos, _| {
+            let mut net = pos.mating_net();
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            for mv in moves.iter() {
+                let after = pos.play(mv);
+                let mut mates = false;
+                after.any_successor(|_, last| {
+                    mates = last.is_checkmate();
+                    mates
+                });
+                if !net.may_allow_mate(mv) {
+                    assert!(!mates, "{pos:?} {mv:?}");
+                    dropped += 1;
                 }
+                allowing += mates as usize;
             }
-        }
+        });
         assert!(allowing > 100, "only {allowing} moves allowing a mate met");
         assert!(dropped > 5_000, "only {dropped} moves judged hopeless");
     }
@@ -1440,7 +1446,7 @@ mod check_filter_tests {
     fn random_walks_never_drop_a_mate() {
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         let (mut mates, mut dropped) = (0, 0);
-        for fen in [
+        let fens = [
             "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
             "6r1/3B2p1/1p4r1/p2p2p1/2k1Nbpq/np3pnR/4P2K/1b6 w - - 0 1",
             "5B2/2p1p3/1p2pp1b/5P1b/2p1k2q/6rp/p3B1P1/R3K3 w Q - 0 1",
@@ -1449,22 +1455,14 @@ mod check_filter_tests {
             "8/8/8/2k5/2pP4/8/B7/4K3 b - d3 0 1",
             "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1",
             "rnbqkbnr/ppp2ppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3",
-        ] {
-            for _ in 0..40 {
-                let mut pos = Position::from_fen(fen).unwrap();
-                for _ in 0..24 {
-                    let (brute, found, skipped) = mates_both_ways(&pos);
-                    assert_eq!(brute, found, "{pos:?}");
-                    assert_moves_of(&pos, &mut seed);
-                    mates += brute.len();
-                    dropped += skipped;
-                    match pos.random_successor(&mut seed) {
-                        Some(next) => pos = next,
-                        None => break,
-                    }
-                }
-            }
-        }
+        ];
+        random_games(&fens, (40, 24), &mut seed, |pos, seed| {
+            let (brute, found, skipped) = mates_both_ways(pos);
+            assert_eq!(brute, found, "{pos:?}");
+            assert_moves_of(pos, seed);
+            mates += brute.len();
+            dropped += skipped;
+        });
         assert!(mates > 50, "only {mates} mates met");
         assert!(dropped > 1_000, "only {dropped} checks dropped");
     }
