@@ -691,7 +691,8 @@ pub(crate) fn solve(
             control.set_depth(depth);
             control.set_first_moves(0, total);
             let pass_started = std::time::Instant::now();
-            if workers > 1 && passes.next_worth_sharing() {
+            let shared = workers > 1 && passes.next_worth_sharing();
+            if shared {
                 let todo: Vec<bool> = key_len.iter().map(|k| k.is_none()).collect();
                 let wins =
                     super::parallel::prove_first_moves(pos, &moves, &todo, depth, &mut provers);
@@ -714,7 +715,15 @@ pub(crate) fn solve(
                     }
                 }
             }
-            passes.record(pass_started.elapsed());
+            let pass = pass_started.elapsed();
+            passes.record(pass);
+            tracing::debug!(
+                length = depth,
+                shared,
+                seconds = pass.as_secs_f64(),
+                nodes_so_far = control.nodes(),
+                "length searched"
+            );
             if control.is_stopped() {
                 break;
             }
