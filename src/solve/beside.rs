@@ -32,18 +32,49 @@ where
 }
 
 /// Runs `work` on each element of `each`, the first on this thread and each other on a helper
-/// spawned beside it (`spawn_beside`), and returns when all are done.
+/// (the crew's, kept between calls, when free; else spawned beside it: `spawn_beside`), and
+/// returns when all are done.
 pub(crate) fn on_each<T: Send>(each: &mut [T], work: impl Fn(&mut T) + Sync) {
+    if each.len() <= 1 {
+        each.iter_mut().for_each(work);
+        return;
+    }
+    let work = &work;
+    // Kept helpers if free; spawned ones otherwise.
+    let parts: Vec<SendPtr<T>> = each.iter_mut().map(|t| SendPtr(t as *mut T)).collect();
+    let part = |i: usize| {
+        // SAFETY: each index is run once, by one thread, while `each` is borrowed here.
+        let t: *mut T = parts[i].0;
+        work(unsafe { &mut *t })
+    };
+    if super::crew::run(parts.len() - 1, &part) {
+        return;
+    }
     let Some((first, rest)) = each.split_first_mut() else {
         return;
     };
-    let work = &work;
     std::thread::scope(|s| {
         for (i, t) in rest.iter_mut().enumerate() {
             spawn_beside(s, i + 1, move || work(t));
         }
         work(first);
     });
+}
+
+/// A pointer to one of `on_each`'s elements, handed to the thread that works on it.
+struct SendPtr<T>(*mut T);
+// SAFETY: `T: Send`, and each element is worked on by one thread at a time.
+unsafe impl<T: Send> Send for SendPtr<T> {}
+unsafe impl<T: Send> Sync for SendPtr<T> {}
+
+/// The CPU the calling thread runs on, if known.
+pub(crate) fn current_cpu() -> Option<usize> {
+    cpu::current()
+}
+
+/// Moves the calling thread off `cpu` if it runs there (`spawn_beside`): as helper `index`.
+pub(crate) fn leave_cpu(cpu: usize, index: usize) {
+    cpu::leave(cpu, index);
 }
 
 #[cfg(target_os = "linux")]

@@ -4,6 +4,7 @@
 mod battle;
 mod beside;
 mod control;
+mod crew;
 mod help;
 mod parallel;
 mod reach;
