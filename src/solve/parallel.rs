@@ -237,8 +237,10 @@ pub(crate) fn map<T: Send>(
 /// key), so that a thread about to search one another thread is in can put it off and do its
 /// other moves first: by the time it comes back the other has most often stored the answer.
 /// Without it, two threads searching neighbouring units met the same transpositions at the
-/// same moment and both searched them (series play, where the series moves commute: hpint#52
-/// ser-h=8 searched 12% more nodes on two threads than on one).
+/// same moment and both searched them (series play, where the series moves commute: castling#35
+/// ser-s#6 searched 7% more nodes on two threads than on one, 1% with it). (hpint#52 ser-h=8's
+/// 12% more are another matter: its threads judge differently where the bound pays, each on
+/// the positions it met, `reach::Bound`.)
 /// A slot per hash: two positions may share one, the later then hiding the earlier (it is
 /// searched twice, as without this).
 pub(crate) struct Busy {
