@@ -532,7 +532,10 @@ impl SeriesSearch<'_> {
     }
 
     /// The moves of `pos` (move number `number`, `k` > 1 to go) in `put_off`, searched after
-    /// the others: their lines go into `out` (the others' lines) in move order.
+    /// the others: their lines go into `out` (the others' lines) in move order. The steps are
+    /// those of `search`'s loop for a move made; they are written out there again, as the
+    /// loop with its moves' steps drawn into one function for both took 4% more time on one
+    /// thread (hpint#63 ser-h=12), where nothing is put off.
     #[inline(never)]
     fn search_put_off(
         &mut self,
