@@ -4,7 +4,8 @@
 //! One proof engine serves all three families: they differ only in the tests at the ends of
 //! play (who must reach the aim, and whether a side that *can* reach it must).
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 
 use crate::chess::{Move, MoveKey, MoveList, Position, MAX_MOVES};
 use crate::problem::{Aim, Family, SolveOptions};
@@ -64,6 +65,9 @@ pub(crate) struct Prover<'a> {
     memory: Box<Apart<Memory>>,
     /// This thread's node and table-hit counts.
     tally: Tally<'a>,
+    /// Searching only to fill the table for another thread (`parallel::Job::shadow`): then
+    /// `memory.halt` stops it.
+    shadowing: Cell<bool>,
 }
 
 /// Killer moves by remaining length: the last attack that won and the last defence that
@@ -73,6 +77,8 @@ struct Memory {
     attack_killers: [AtomicU32; 64],
     defence_killers: [AtomicU32; 64],
     history: [AtomicU32; 64 * 64],
+    /// Set by another thread when the search this one shadows is over.
+    halt: AtomicBool,
 }
 
 impl<'a> Prover<'a> {
@@ -101,19 +107,39 @@ impl<'a> Prover<'a> {
                 attack_killers: [const { AtomicU32::new(0) }; 64],
                 defence_killers: [const { AtomicU32::new(0) }; 64],
                 history: [const { AtomicU32::new(0) }; 64 * 64],
+                halt: AtomicBool::new(false),
             })),
             tally: Tally::new(control, None),
+            shadowing: Cell::new(false),
         }
     }
 
     fn stopped(&self) -> bool {
-        self.control.is_stopped()
+        self.control.is_stopped() || self.halted()
+    }
+
+    /// Shadowing, told to stop.
+    #[inline]
+    fn halted(&self) -> bool {
+        self.shadowing.get() && self.memory.halt.load(Relaxed)
+    }
+
+    /// Starts searching only to fill the table for another thread; the flag that stops it,
+    /// for that thread to set (it stays valid as long as this prover).
+    pub(crate) fn begin_shadow(&self) -> &AtomicBool {
+        self.memory.halt.store(false, Relaxed);
+        self.shadowing.set(true);
+        &self.memory.halt
+    }
+
+    pub(crate) fn end_shadow(&self) {
+        self.shadowing.set(false);
     }
 
     /// Counts a node; true when the search must stop.
     #[inline]
     fn count_node(&self) -> bool {
-        self.tally.count(1)
+        self.tally.count(1) || self.halted()
     }
 
     #[inline]
@@ -826,4 +852,42 @@ pub(crate) fn solve(
         .collect();
     tree.stats.threads = workers as u32;
     tree
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::Problem;
+
+    /// A prover shadowing another thread (`parallel::Job::shadow`) stops when told, and a
+    /// search so cut short stores nothing in the table (only proved facts may be stored); told
+    /// to stop when not shadowing, a prover goes on: the flag is the shadow's alone.
+    #[test]
+    fn a_halted_shadow_stores_nothing_and_the_halt_binds_only_shadows() {
+        let problem =
+            Problem::parse("2n5/4Qr2/3B4/8/P5p1/1pN2R1p/6PK/2k5 w - - 0 1", "#4").unwrap();
+        let control = SearchControl::default();
+
+        let tt = TranspositionTable::new(1 << 16);
+        let prover = Prover::new(&tt, &control, Battle::Direct, Aim::Mate);
+        prover.begin_shadow().store(true, Relaxed);
+        prover.attack(&problem.position, 4);
+        prover.end_shadow();
+        assert_eq!(tt.len(), 0);
+
+        let tt = TranspositionTable::new(1 << 16);
+        let prover = Prover::new(&tt, &control, Battle::Direct, Aim::Mate);
+        prover.begin_shadow().store(true, Relaxed);
+        prover.end_shadow();
+        assert!(prover.attack(&problem.position, 4), "#4 has a key");
+        assert!(!tt.is_empty());
+
+        // Shadowing and not halted, it proves and stores as any search.
+        let tt = TranspositionTable::new(1 << 16);
+        let prover = Prover::new(&tt, &control, Battle::Direct, Aim::Mate);
+        prover.begin_shadow();
+        assert!(prover.attack(&problem.position, 4));
+        prover.end_shadow();
+        assert!(!tt.is_empty());
+    }
 }
