@@ -170,7 +170,9 @@ impl Job {
         let after = self.after.play(d);
         let mut moves = MoveList::new();
         after.legal_moves(&mut moves);
-        // Stopped as soon as the defence is proved: a search cut short stores nothing.
+        // Stopped as soon as the defence is proved: a search cut short stores nothing. (A
+        // prover stopping late, its flag set after this shadow ended, stops the next shadow
+        // early at worst: the flag binds only shadows, `Prover::begin_shadow`.)
         let halt = prover.begin_shadow();
         self.shadow_halt
             .store(halt as *const AtomicBool as *mut AtomicBool, Release);
