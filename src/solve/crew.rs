@@ -4,7 +4,8 @@
 //! helper spawned for each cost the spawning thread 100-140 us on this project's virtual
 //! machine and started 130-220 us after it (`beside::spawn_beside`), a few times a problem:
 //! the bench's problems take 5 to 500 ms on two threads. Kept, a helper waits for the next
-//! share spinning for a while (the gaps between a search's shares are short), then asleep.
+//! share spinning for a while (the gaps between a search's shares are short, and a bench's or
+//! a service's next problem often follows soon), then asleep.
 //! Over the bench's 49 on two threads the helpers started 91 us after the share on average,
 //! 15 us with the crew, and the 49 took 0.9% less time (ten alternating rounds, min per
 //! problem; hpint#110 ser-h=13 and #49 ser-h=14, 15 and 5 ms, 4-7%).
@@ -19,8 +20,13 @@ use std::sync::{Mutex, OnceLock};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
-/// How long a helper spins for the next share before it sleeps.
-const SPIN: Duration = Duration::from_millis(2);
+/// How long a helper spins for the next share before it sleeps. The bench's problems come
+/// back to back, as a service's requests may: spinning 20 ms instead of 2, two threads took
+/// 1.2-2.6% less time over the 49 and 3.2% over `../shared/bench/random.jsonl` (two sets of
+/// six alternating rounds, min per problem). Yielding the CPU at each look after the first
+/// tens of microseconds lost that (random 1.4% slower than 2 ms of spinning). The cost: a
+/// helper's core busy up to 20 ms after the last share of a solve.
+const SPIN: Duration = Duration::from_millis(20);
 
 /// The work of one share, type-erased: `run(i)` is helper `i`'s part. Only read while the
 /// share waits for its helpers, so the borrow it stands for outlives every use.
