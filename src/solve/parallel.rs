@@ -520,6 +520,12 @@ impl Split {
         self.only.is_some_and(|(d, i)| d == depth && i != index)
     }
 
+    /// Whether this is a unit of a pass shared out (other threads search beside it).
+    #[inline]
+    pub(crate) fn shared(&self) -> bool {
+        self.only.is_some() || self.hand_over_at.is_some()
+    }
+
     /// Whether the search at `depth` sees only part of the moves (so must store no fact).
     #[inline]
     pub(crate) fn partial(&self, depth: u32) -> bool {

@@ -151,9 +151,8 @@ struct SeriesSearch<'a> {
     tally: Tally<'a>,
     /// Where the moves are shared out among threads.
     split: Split,
-    /// The positions the threads search now, when they share out a pass (`sharing`).
+    /// The positions the threads search now, when they share out a pass.
     busy: Option<&'a Busy>,
-    sharing: bool,
     end: SeriesEnd,
     aim: Aim,
     salt: u64,
@@ -410,7 +409,7 @@ impl SeriesSearch<'_> {
         // Sharing a pass, the positions another thread is searching are put off (`Busy`);
         // not under a solution limit, which keeps the lines first in move order.
         let busy = self.busy.filter(|_| {
-            self.sharing
+            self.split.shared()
                 && self.limit.is_none()
                 && number <= BUSY_MOVES
                 && k >= 2
@@ -599,7 +598,6 @@ impl LineSearch for SeriesSearch<'_> {
     fn restart(&mut self, split: Split) {
         self.found = 0;
         self.halted = false;
-        self.sharing = split.only.is_some() || split.hand_over_at.is_some();
         self.split = split;
     }
 
@@ -669,7 +667,6 @@ pub(crate) fn solve(
             tally: Tally::new(control, Some(&gate)),
             split: Split::default(),
             busy: (workers > 1).then_some(&busy),
-            sharing: false,
             end,
             aim: stip.aim,
             salt: salt(end, stip.aim),
