@@ -87,6 +87,13 @@ impl MoveSet {
         self.0 == [0; 4]
     }
 
+    /// How many indices below `i` it holds.
+    fn count_below(&self, i: usize) -> usize {
+        let (w, b) = (i / 64, i % 64);
+        let whole: u32 = self.0[..w].iter().map(|x| x.count_ones()).sum();
+        (whole + (self.0[w] & ((1u64 << b) - 1)).count_ones()) as usize
+    }
+
     /// The indices in increasing order.
     fn iter(self) -> impl Iterator<Item = usize> {
         self.0.into_iter().enumerate().flat_map(|(w, bits)| {
@@ -420,6 +427,8 @@ impl SeriesSearch<'_> {
         }
         let put_off_children = busy.filter(|_| number < BUSY_MOVES && k > 2);
         let mut put_off = MoveSet::default();
+        // The moves with lines in `out` (where the lines of moves put off go among them).
+        let mut lined = MoveSet::default();
         // One kept position per move searched and made when k > 1, in the same order; none
         // when k = 1.
         let mut kept_positions = children.iter();
@@ -446,6 +455,9 @@ impl SeriesSearch<'_> {
                     let next = pos.play(mv).pass().expect("a move giving no check passes");
                     self.follow_men(number, pos, mv);
                     let replies = self.search(&next, key, k - 1, number + 1);
+                    if !replies.is_empty() {
+                        lined.insert(index);
+                    }
                     push_line(&mut out, pos, mv, number, replies);
                 }
             } else {
@@ -506,6 +518,9 @@ impl SeriesSearch<'_> {
                         self.follow_men(number, pos, mv);
                         self.search(&next, key, k - 1, number + 1)
                     };
+                    if !replies.is_empty() {
+                        lined.insert(index);
+                    }
                     push_line(&mut out, pos, mv, number, replies);
                 }
             }
@@ -517,7 +532,7 @@ impl SeriesSearch<'_> {
             }
         }
         if !put_off.is_empty() {
-            self.search_put_off(pos, &moves, put_off, (k, number), &mut out);
+            self.search_put_off(pos, &moves, (put_off, lined), (k, number), &mut out);
         }
         if let Some(busy) = busy {
             busy.leave(key, k);
@@ -531,7 +546,8 @@ impl SeriesSearch<'_> {
     }
 
     /// The moves of `pos` (move number `number`, `k` > 1 to go) in `put_off`, searched after
-    /// the others: their lines go into `out` (the others' lines) in move order. The steps are
+    /// the others: their lines go into `out` (the lines of the moves in `lined`) in move
+    /// order. The steps are
     /// those of `search`'s loop for a move made; they are written out there again, as the
     /// loop with its moves' steps drawn into one function for both took 4% more time on one
     /// thread (hpint#63 ser-h=12), where nothing is put off.
@@ -540,7 +556,7 @@ impl SeriesSearch<'_> {
         &mut self,
         pos: &Position,
         moves: &MoveList,
-        put_off: MoveSet,
+        (put_off, mut lined): (MoveSet, MoveSet),
         (k, number): (u32, u32),
         out: &mut Vec<SolutionNode>,
     ) {
@@ -565,13 +581,8 @@ impl SeriesSearch<'_> {
             self.follow_men(number, pos, mv);
             let replies = self.search(&next, key, k - 1, number + 1);
             if !replies.is_empty() {
-                // Lines are few: their moves are found by their notation.
-                let at = out
-                    .iter()
-                    .take_while(|n| {
-                        moves.iter().position(|m| m.uci() == n.mv.uci).unwrap_or(0) < index
-                    })
-                    .count();
+                let at = lined.count_below(index);
+                lined.insert(index);
                 let mut line = Vec::new();
                 push_line(&mut line, pos, mv, number, replies);
                 out.splice(at..at, line);
