@@ -642,11 +642,9 @@ impl Position {
         mut f: impl FnMut(MoveKey, &Position) -> bool,
     ) -> bool {
         let mut net = self.mating_net();
-        self.board.generate_moves(|pm| {
+        self.board.generate_moves(|mut pm| {
+            pm.to = net.may_allow_mate_to(pm.piece, pm.from, pm.to);
             for raw in pm {
-                if !net.may_allow_mate_raw(pm.piece, raw) {
-                    continue;
-                }
                 if f(MoveKey::from_raw(raw), &self.after_raw(raw)) {
                     return true;
                 }
@@ -788,10 +786,11 @@ impl Position {
     ) -> bool {
         let pairs = self.stalemate_pairs();
         let mut net = self.stalemating_net();
-        self.board.generate_moves(|pm| {
+        self.board.generate_moves(|mut pm| {
             let filtered = pairs.filters(pm.piece, pm.from);
+            pm.to = net.may_allow_mate_to(pm.piece, pm.from, pm.to);
             for raw in pm {
-                if filtered && pairs.hopeless(raw) || !net.may_allow_mate_raw(pm.piece, raw) {
+                if filtered && pairs.hopeless(raw) {
                     continue;
                 }
                 if f(MoveKey::from_raw(raw), &self.after_raw(raw)) {
@@ -1435,6 +1434,16 @@ mod check_filter_tests {
                 }
                 allowing += mates as usize;
             }
+            // A man's moves judged at once keep exactly the moves judged one by one.
+            let mut at_once = pos.mating_net();
+            pos.board.generate_moves(|pm| {
+                let kept = at_once.may_allow_mate_to(pm.piece, pm.from, pm.to);
+                for raw in pm {
+                    let one = net.may_allow_mate_raw(pm.piece, raw);
+                    assert_eq!(kept.has(raw.to), one, "{pos:?} {raw}");
+                }
+                false
+            });
         });
         assert!(allowing > 100, "only {allowing} moves allowing a mate met");
         assert!(dropped > 5_000, "only {dropped} moves judged hopeless");

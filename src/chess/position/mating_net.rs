@@ -103,6 +103,42 @@ impl<'a> MatingNet<'a> {
     }
 }
 
+impl MatingNet<'_> {
+    /// Of the destinations `to` of a man of kind `piece` leaving `from`, those whose move may
+    /// leave a mate in one (as `may_allow_mate_raw` move by move): a man's moves differ only
+    /// in whether they land on a flight, so its moves are judged at once.
+    #[inline]
+    pub(super) fn may_allow_mate_to(
+        &mut self,
+        piece: Piece,
+        from: Square,
+        to: BitBoard,
+    ) -> BitBoard {
+        let unjudged = match piece {
+            Piece::King => return to,
+            Piece::Pawn => {
+                let mover = self.board.side_to_move();
+                let double = if from.rank() == Rank::Second.relative_to(mover) {
+                    self.double_step
+                } else {
+                    BitBoard::EMPTY
+                };
+                to & (self.passant | double)
+            }
+            _ => BitBoard::EMPTY,
+        };
+        let judged = to & !unjudged;
+        if judged.is_empty() {
+            return to;
+        }
+        let (board, check) = (self.board, self.check);
+        match self.net.get_or_insert_with(|| Net::new(board, check)) {
+            Some(net) => net.may_allow_mate_to(from, judged) | unjudged,
+            None => to,
+        }
+    }
+}
+
 /// The flights of the king to be mated and the ways to take them.
 struct Net {
     n: usize,
@@ -308,6 +344,31 @@ impl Net {
             }
         }
         self.takeable(left)
+    }
+
+    /// Of the destinations `to` of a judged man leaving `from`, those whose move may leave a
+    /// mate in one. Fewer flights are never harder to take: when the flights left after it
+    /// leaves may all be taken, every move may allow a mate, and otherwise only those landing
+    /// on a flight (which then needs no taking) may.
+    #[inline]
+    fn may_allow_mate_to(&mut self, from: Square, to: BitBoard) -> BitBoard {
+        let mut left = 0u8;
+        for i in 0..self.n {
+            if !self.shadows[i].has(from) {
+                left |= 1 << i;
+            }
+        }
+        if self.takeable(left) {
+            return to;
+        }
+        let mut out = BitBoard::EMPTY;
+        for i in 0..self.n {
+            let f = self.flights[i];
+            if to.has(f) && left >> i & 1 == 1 && self.takeable(left & !(1 << i)) {
+                out |= f.bitboard();
+            }
+        }
+        out
     }
 
     /// Whether one mating move may take every flight of the set `left`, judged once per set.
