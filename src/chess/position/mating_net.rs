@@ -261,6 +261,10 @@ impl Net {
         others: BitBoard,
         mater: Color,
     ) -> bool {
+        // A pawn far from promotion cannot promote (most calls of the promoted kinds).
+        if to.is_empty() {
+            return true;
+        }
         let lands = match piece {
             _ if discovers => to,
             // A king gives no check by himself.
