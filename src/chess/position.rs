@@ -180,7 +180,79 @@ impl StalematePairs {
             && !(piece == Piece::Pawn && self.double_step.has(from))
     }
 
-    /// Whether the move (of a man `filters` judges) surely leaves no stalemate in one.
+    /// Of the destinations `to` of the man on `from` (one `filters` judges), those whose move
+    /// may leave a stalemate in one (`hopeless` move by move). A move leaves the replies whose
+    /// squares it does not touch, and what it proves depends on those alone: the man's moves
+    /// landing off every one of them leave the same and are judged at once.
+    #[inline]
+    fn may_leave_stalemate(
+        &self,
+        from: cozy_chess::Square,
+        to: cozy_chess::BitBoard,
+    ) -> cozy_chess::BitBoard {
+        use cozy_chess::BitBoard;
+        let mut left = 0u8;
+        let mut squares = BitBoard::EMPTY;
+        for (i, m) in self.masks[..self.len].iter().enumerate() {
+            if !m.has(from) {
+                left |= 1 << i;
+                squares |= *m;
+            }
+        }
+        let mut out = if self.hopeless_left(left) {
+            BitBoard::EMPTY
+        } else {
+            to & !squares
+        };
+        for t in to & squares {
+            let mut kept = left;
+            for (i, m) in self.masks[..self.len].iter().enumerate() {
+                if m.has(t) {
+                    kept &= !(1 << i);
+                }
+            }
+            if !self.hopeless_left(kept) {
+                out |= t.bitboard();
+            }
+        }
+        out
+    }
+
+    /// Whether a move that touches none of the replies of `left` (a bit per mask) but all the
+    /// others surely leaves no stalemate in one: the stalemating move touches two squares, and
+    /// a reply holding none of his men cannot be touched by his from-square.
+    fn hopeless_left(&self, left: u8) -> bool {
+        use cozy_chess::BitBoard;
+        let mut kept = [BitBoard::EMPTY; SPOILERS];
+        let mut n = 0;
+        let mut hard = 0;
+        let mut common = !BitBoard::EMPTY;
+        for (i, &m) in self.masks[..self.len].iter().enumerate() {
+            if left >> i & 1 == 1 {
+                kept[n] = m;
+                n += 1;
+                if (m & self.theirs).is_empty() {
+                    hard += 1;
+                    common &= m;
+                }
+            }
+        }
+        if hard >= 2 && common.is_empty() {
+            return true;
+        }
+        let kept = &kept[..n];
+        (0..n).any(|i| {
+            (i + 1..n).any(|j| {
+                (kept[i] & kept[j]).is_empty()
+                    && (j + 1..n)
+                        .any(|k| (kept[i] & kept[k]).is_empty() && (kept[j] & kept[k]).is_empty())
+            })
+        })
+    }
+
+    /// Whether the move (of a man `filters` judges) surely leaves no stalemate in one, judged
+    /// alone (the tests compare `may_leave_stalemate` with it).
+    #[cfg(test)]
     fn hopeless(&self, raw: cozy_chess::Move) -> bool {
         use cozy_chess::BitBoard;
         let touched = raw.from.bitboard() | raw.to.bitboard();
@@ -802,12 +874,11 @@ impl Position {
         let pairs = self.stalemate_pairs();
         let mut net = self.stalemating_net();
         self.board.generate_moves(|mut pm| {
-            let filtered = pairs.filters(pm.piece, pm.from);
+            if pairs.filters(pm.piece, pm.from) {
+                pm.to = pairs.may_leave_stalemate(pm.from, pm.to);
+            }
             pm.to = net.may_allow_mate_to(pm.piece, pm.from, pm.to);
             for raw in pm {
-                if filtered && pairs.hopeless(raw) {
-                    continue;
-                }
                 if f(MoveKey::from_raw(raw), &self.after_raw(raw)) {
                     return true;
                 }
@@ -1504,6 +1575,17 @@ mod check_filter_tests {
     /// `any_successor_stalemate_pair_candidate`, in `pos` and within `depth` plies of it;
     /// returns how many such moves and how many moves were skipped.
     fn stalemate_pairs_sound(pos: &Position, depth: u32) -> (usize, usize) {
+        // A man's moves judged at once keep exactly the moves judged one by one.
+        let pairs = pos.stalemate_pairs();
+        pos.board.generate_moves(|pm| {
+            if pairs.filters(pm.piece, pm.from) {
+                let kept = pairs.may_leave_stalemate(pm.from, pm.to);
+                for raw in pm {
+                    assert_eq!(kept.has(raw.to), !pairs.hopeless(raw), "{pos:?} {raw}");
+                }
+            }
+            false
+        });
         let mut played = Vec::new();
         pos.any_successor_stalemate_pair_candidate(|k, _| {
             played.push(k);
