@@ -101,9 +101,7 @@ impl<'a> MatingNet<'a> {
             None => true,
         }
     }
-}
 
-impl MatingNet<'_> {
     /// Of the destinations `to` of a man of kind `piece` leaving `from`, those whose move may
     /// leave a mate in one (as `may_allow_mate_raw` move by move): a man's moves differ only
     /// in whether they land on a flight, so its moves are judged at once.
