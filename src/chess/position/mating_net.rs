@@ -150,6 +150,11 @@ struct Net {
     /// one mating move may take them all.
     judged: [u64; 4],
     takeable: [u64; 4],
+    /// The squares of every flight's `shadows`: a man elsewhere opens no line by leaving.
+    shadowed: BitBoard,
+    /// The flights whose blocking leaves the others takeable, once asked: where a man that
+    /// opens no line may land and still allow a mate.
+    blockable: Option<BitBoard>,
 }
 
 impl Net {
@@ -190,10 +195,13 @@ impl Net {
             n_maters: 0,
             judged: [0; 4],
             takeable: [0; 4],
+            shadowed: BitBoard::EMPTY,
+            blockable: None,
         };
         for f in get_king_moves(king) & !board.colors(mated) & !attacked {
             net.flights[net.n] = f;
             net.shadows[net.n] = shadow(f);
+            net.shadowed |= net.shadows[net.n];
             net.n += 1;
         }
         // Without a check to give, every man is taken as if its departure gave one.
@@ -354,6 +362,25 @@ impl Net {
     /// on a flight (which then needs no taking) may.
     #[inline]
     fn may_allow_mate_to(&mut self, from: Square, to: BitBoard) -> BitBoard {
+        if !self.shadowed.has(from) {
+            // Every flight is left to take (which no mating move can), but for the one it
+            // may land on: the same for most men, worked out once.
+            let blockable = match self.blockable {
+                Some(b) => b,
+                None => {
+                    let all = ((1u16 << self.n) - 1) as u8;
+                    let mut b = BitBoard::EMPTY;
+                    for i in 0..self.n {
+                        if self.takeable(all & !(1 << i)) {
+                            b |= self.flights[i].bitboard();
+                        }
+                    }
+                    self.blockable = Some(b);
+                    b
+                }
+            };
+            return to & blockable;
+        }
         let mut left = 0u8;
         for i in 0..self.n {
             if !self.shadows[i].has(from) {
