@@ -237,17 +237,7 @@ impl StalematePairs {
                 }
             }
         }
-        if hard >= 2 && common.is_empty() {
-            return true;
-        }
-        let kept = &kept[..n];
-        (0..n).any(|i| {
-            (i + 1..n).any(|j| {
-                (kept[i] & kept[j]).is_empty()
-                    && (j + 1..n)
-                        .any(|k| (kept[i] & kept[k]).is_empty() && (kept[j] & kept[k]).is_empty())
-            })
-        })
+        (hard >= 2 && common.is_empty()) || three_apart(&kept[..n])
     }
 
     /// Whether the move (of a man `filters` judges) surely leaves no stalemate in one, judged
@@ -270,18 +260,21 @@ impl StalematePairs {
                 }
             }
         }
-        if hard >= 2 && common.is_empty() {
-            return true;
-        }
-        let left = &left[..n];
-        (0..n).any(|i| {
-            (i + 1..n).any(|j| {
-                (left[i] & left[j]).is_empty()
-                    && (j + 1..n)
-                        .any(|k| (left[i] & left[k]).is_empty() && (left[j] & left[k]).is_empty())
-            })
-        })
+        (hard >= 2 && common.is_empty()) || three_apart(&left[..n])
     }
+}
+
+/// Whether three of `masks` have no square in common, two by two: a move touches two squares,
+/// so it cannot touch all three.
+fn three_apart(masks: &[cozy_chess::BitBoard]) -> bool {
+    let n = masks.len();
+    (0..n).any(|i| {
+        (i + 1..n).any(|j| {
+            (masks[i] & masks[j]).is_empty()
+                && (j + 1..n)
+                    .any(|k| (masks[i] & masks[k]).is_empty() && (masks[j] & masks[k]).is_empty())
+        })
+    })
 }
 
 /// Tells which moves of one position may give check (a superset of the checking moves).
