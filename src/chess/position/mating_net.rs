@@ -75,36 +75,16 @@ impl<'a> MatingNet<'a> {
     /// Whether the side to move's legal move `mv` may leave a mate in one.
     #[inline]
     pub fn may_allow_mate(&mut self, mv: &crate::chess::Move) -> bool {
-        self.may_allow_mate_raw(mv.role().to_cozy(), mv.raw)
-    }
-
-    /// `may_allow_mate` of the move `mv` of a man of kind `piece`. Moves that change more
-    /// than one man's square (the king's too: his flights change), and double steps the
-    /// other side may take e.p., are not judged.
-    #[inline]
-    pub(super) fn may_allow_mate_raw(&mut self, piece: Piece, mv: Move) -> bool {
-        let judged = match piece {
-            Piece::King => false,
-            Piece::Pawn => {
-                let double = (mv.from as usize).abs_diff(mv.to as usize) == 16;
-                let passant = double && self.double_step.has(mv.to);
-                !(passant || self.passant.has(mv.to))
-            }
-            _ => true,
-        };
-        if !judged {
-            return true;
-        }
-        let (board, check) = (self.board, self.check);
-        match self.net.get_or_insert_with(|| Net::new(board, check)) {
-            Some(net) => net.may_allow_mate(mv),
-            None => true,
-        }
+        let Move { from, to, .. } = mv.raw;
+        self.may_allow_mate_to(mv.role().to_cozy(), from, to.bitboard())
+            .has(to)
     }
 
     /// Of the destinations `to` of a man of kind `piece` leaving `from`, those whose move may
-    /// leave a mate in one (as `may_allow_mate_raw` move by move): a man's moves differ only
-    /// in whether they land on a flight, so its moves are judged at once.
+    /// leave a mate in one: a man's moves differ only in whether they land on a flight, so they
+    /// are judged at once. Moves that change more than one man's square (the king's too: his
+    /// flights change), e.p. captures and double steps the other side may take e.p. are not
+    /// judged (kept).
     #[inline]
     pub(super) fn may_allow_mate_to(
         &mut self,
@@ -341,19 +321,6 @@ impl Net {
         self.maters[self.n_maters] = mater;
         self.n_maters += 1;
         true
-    }
-
-    /// Whether a move `mv` that `MatingNet` judges (of a man other than the king, neither an
-    /// e.p. capture nor a double step the other side may take e.p.) may leave a mate in one.
-    #[inline]
-    fn may_allow_mate(&mut self, mv: Move) -> bool {
-        let mut left = 0u8;
-        for i in 0..self.n {
-            if self.flights[i] != mv.to && !self.shadows[i].has(mv.from) {
-                left |= 1 << i;
-            }
-        }
-        self.takeable(left)
     }
 
     /// Of the destinations `to` of a judged man leaving `from`, those whose move may leave a
