@@ -1159,6 +1159,46 @@ impl Assign<'_> {
         false
     }
 
+    /// Mate, the check given for `a_spent`: whether the flights no attacking man can take on
+    /// as well within the budget can all be blocked, each by a different man, in time (the
+    /// first `held` flights no man can attack in time at all). The search finds that too,
+    /// but only after trying every way for the flights before such a one; a man's cost only
+    /// grows with its roles, so none of those ways helps it.
+    fn blocks_fit(&mut self, held: usize, checker: usize, a_spent: u32) -> bool {
+        self.steps += 1;
+        let spare = self.a_left - a_spent;
+        // The other men have no role yet: what each attacks with the moves to spare, on
+        // whole bitboards (as `cost_with` would find square by square).
+        let t = self.t;
+        let others = (self.attackers.iter().enumerate())
+            .filter(|&(g, _)| g != checker)
+            .fold(0u64, |b, (g, man)| {
+                b | if man.form == Form::King {
+                    next_to(within(&man.dist_all(t), spare) & !self.forbid[g])
+                } else {
+                    man.attacks_within(t, spare)
+                }
+            });
+        let (mut walks, mut blocks) = (0u32, 0usize);
+        for i in 0..self.n_flights {
+            let bit = 1u64 << self.flights[i];
+            let guarded = i >= held
+                && (others & bit != 0 || {
+                    let g = checker;
+                    let c = self.cost_with(g, self.roles[g] | bit, self.stand[g]);
+                    c != INF && a_spent - self.cost[g] as u32 + c as u32 <= self.a_left
+                });
+            if !guarded {
+                walks += self.min_block[i] as u32;
+                blocks += 1;
+                if walks > self.m_k || blocks > self.blockers.len() {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     /// The least total walk of distinct blockers onto the flights in `mask` (flight
     /// indices), remembered per king square.
     fn matching(&mut self, mask: usize) -> u32 {
@@ -3001,7 +3041,8 @@ impl<'a> Flights<'a> {
                     a.roles[g] = 1 << k;
                     a.cost[g] = c;
                     a.min_cost[g] = must_move;
-                    let found = a.go(0, m, c as u32);
+                    let held = must_hold.count_ones() as usize;
+                    let found = a.blocks_fit(held, g, c as u32) && a.go(0, m, c as u32);
                     a.roles[g] = 0;
                     a.cost[g] = 0;
                     a.min_cost[g] = 0;
