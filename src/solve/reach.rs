@@ -1000,6 +1000,8 @@ struct Assign<'a> {
     min_cost: [u8; MAX_MEN],
     /// Where each attacking man may not stand (the mating king: next to K).
     forbid: [u64; MAX_MEN],
+    /// The mating king's walks (`INF` everywhere without one).
+    a_king_dist: [u8; 64],
     /// Blocking men already placed.
     used: u32,
     flights: [usize; 8],
@@ -1174,7 +1176,7 @@ impl Assign<'_> {
             .filter(|&(g, _)| g != checker)
             .fold(0u64, |b, (g, man)| {
                 b | if man.form == Form::King {
-                    next_to(within(&man.dist_all(t), spare) & !self.forbid[g])
+                    next_to(within(&self.a_king_dist, spare) & !self.forbid[g])
                 } else {
                     man.attacks_within(t, spare)
                 }
@@ -2888,9 +2890,12 @@ impl<'a> Flights<'a> {
         aim: Aim,
         (m_left, a_left): (u32, u32),
     ) -> Flights<'a> {
+        let a_king = attackers.iter().position(|m| m.form == Form::King);
+        let a_king_dist = a_king.map_or([INF; 64], |g| attackers[g].dist_all(t));
         let a = Assign {
             t,
             costs,
+            a_king_dist,
             blockers,
             attackers,
             roles: [0; MAX_MEN],
@@ -2914,7 +2919,6 @@ impl<'a> Flights<'a> {
             reach: [0; MAX_MEN],
             reach_known: false,
         };
-        let a_king = attackers.iter().position(|m| m.form == Form::King);
         // The squares the mated king may end on and their flights: only those are ever asked
         // about below (few when few moves are left, which is where most calls are).
         let king_squares = within(king_dist, m_left);
@@ -2935,9 +2939,7 @@ impl<'a> Flights<'a> {
             }
         }
         let near_region = bits(region).fold(region, |m, s| m | t.ring[s]);
-        let a_king_reach = a_king.map_or(0, |g| {
-            within(&attackers[g].dist_all(t), a_left) & near_region
-        });
+        let a_king_reach = a_king.map_or(0, |_| within(&a.a_king_dist, a_left) & near_region);
         let candidates = match aim {
             Aim::Stalemate => king_squares,
             Aim::Mate => king_squares & checkable,
