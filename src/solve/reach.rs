@@ -1161,12 +1161,38 @@ impl Assign<'_> {
         false
     }
 
-    /// Mate, the check given for `a_spent`: whether the flights no attacking man can take on
-    /// as well within the budget can all be blocked, each by a different man, in time (the
-    /// first `held` flights no man can attack in time at all). The search finds that too,
-    /// but only after trying every way for the flights before such a one; a man's cost only
-    /// grows with its roles, so none of those ways helps it.
-    fn blocks_fit(&mut self, held: usize, checker: usize, a_spent: u32) -> bool {
+    /// The flights of the king's square (`ring`) in the order the search takes them: those
+    /// `held` (no attacking man can attack them in time) first, then the others, highest
+    /// square first (as they always went); with the walk of the nearest blocker to each.
+    fn list_flights(&mut self, (ring, held): (u64, u64), block_cost: &[u8; 64]) {
+        self.n_flights = 0;
+        let mut add = |f: usize| {
+            self.flights[self.n_flights] = f;
+            self.min_block[self.n_flights] = block_cost[f];
+            self.n_flights += 1;
+        };
+        bits(held).for_each(&mut add);
+        let mut guarded = ring & !held;
+        while guarded != 0 {
+            let f = 63 - guarded.leading_zeros() as usize;
+            guarded ^= 1 << f;
+            add(f);
+        }
+    }
+
+    /// Mate, the check given for `a_spent`: whether the flights (`ring`) no attacking man
+    /// can take on as well within the budget can all be blocked, each by a different man, in
+    /// time (`block_cost`: the nearest blocker's walk; `held`: the flights no man can attack
+    /// in time at all). The search finds that too, but only after trying every way for the
+    /// flights before such a one; a man's cost only grows with its roles, so none of those
+    /// ways helps it. Asked before the flights are even listed for the search.
+    fn blocks_fit(
+        &mut self,
+        (ring, held): (u64, u64),
+        block_cost: &[u8; 64],
+        checker: usize,
+        a_spent: u32,
+    ) -> bool {
         self.steps += 1;
         let spare = self.a_left - a_spent;
         // The other men have no role yet: what each attacks with the moves to spare, on
@@ -1182,16 +1208,16 @@ impl Assign<'_> {
                 }
             });
         let (mut walks, mut blocks) = (0u32, 0usize);
-        for i in 0..self.n_flights {
-            let bit = 1u64 << self.flights[i];
-            let guarded = i >= held
+        for f in bits(ring) {
+            let bit = 1u64 << f;
+            let guarded = held & bit == 0
                 && (others & bit != 0 || {
                     let g = checker;
                     let c = self.cost_with(g, self.roles[g] | bit, self.stand[g]);
                     c != INF && a_spent - self.cost[g] as u32 + c as u32 <= self.a_left
                 });
             if !guarded {
-                walks += self.min_block[i] as u32;
+                walks += block_cost[f] as u32;
                 blocks += 1;
                 if walks > self.m_k || blocks > self.blockers.len() {
                     return false;
@@ -3003,19 +3029,6 @@ impl<'a> Flights<'a> {
         };
         a.holdable = holdable;
         a.n_flights = 0;
-        let mut add = |f: usize| {
-            a.flights[a.n_flights] = f;
-            a.min_block[a.n_flights] = block_cost[f];
-            a.n_flights += 1;
-        };
-        bits(must_hold).for_each(&mut add);
-        // Then the guarded ones, highest square first (as they always went).
-        let mut guarded = ring & !must_hold;
-        while guarded != 0 {
-            let f = 63 - guarded.leading_zeros() as usize;
-            guarded ^= 1 << f;
-            add(f);
-        }
         a.m_k = m;
         a.memo_used = false;
         a.roles = [0; MAX_MEN];
@@ -3024,6 +3037,7 @@ impl<'a> Flights<'a> {
         a.used = 0;
         match aim {
             Aim::Stalemate => {
+                a.list_flights((ring, must_hold), block_cost);
                 if a.go(0, m, 0) {
                     return Some(must_hold);
                 }
@@ -3043,8 +3057,12 @@ impl<'a> Flights<'a> {
                     a.roles[g] = 1 << k;
                     a.cost[g] = c;
                     a.min_cost[g] = must_move;
-                    let held = must_hold.count_ones() as usize;
-                    let found = a.blocks_fit(held, g, c as u32) && a.go(0, m, c as u32);
+                    let found = a.blocks_fit((ring, must_hold), block_cost, g, c as u32) && {
+                        if a.n_flights == 0 {
+                            a.list_flights((ring, must_hold), block_cost);
+                        }
+                        a.go(0, m, c as u32)
+                    };
                     a.roles[g] = 0;
                     a.cost[g] = 0;
                     a.min_cost[g] = 0;
