@@ -3257,12 +3257,7 @@ pub(super) mod tests {
     fn remembered_attack_costs_are_the_men_s_own() {
         let t = tables();
         let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = |n: u64| random_below(&mut seed, n);
         let forms = [
             Form::Pawn,
             Form::Knight,
@@ -3466,13 +3461,16 @@ pub(super) mod tests {
 
     /// A random position: both kings, one to three black men and one or two white ones (no
     /// pawn on a first or last rank), either side to move; `None` if it is illegal.
+    /// A xorshift step of `seed`: a pseudo-random number below `n`.
+    fn random_below(seed: &mut u64, n: u64) -> u64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        *seed % n
+    }
+
     pub(super) fn random_position(seed: &mut u64) -> Option<Position> {
-        let mut next = |n: u64| {
-            *seed ^= *seed << 13;
-            *seed ^= *seed >> 7;
-            *seed ^= *seed << 17;
-            *seed % n
-        };
+        let mut next = |n: u64| random_below(seed, n);
         let mut board = [None; 64];
         let mut men = vec![(Color::Black, Role::King), (Color::White, Role::King)];
         let roles = [
