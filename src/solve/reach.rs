@@ -3028,6 +3028,7 @@ impl<'a> Flights<'a> {
             Depth::Full { holdable } => holdable,
         };
         a.holdable = holdable;
+        // No flights listed yet: a mate lists them only once a check passes `blocks_fit`.
         a.n_flights = 0;
         a.m_k = m;
         a.memo_used = false;
