@@ -967,7 +967,8 @@ impl Position {
     /// (and stay so); else any reply of a man other than the king.
     fn reply_spoilers(&self, quiet: bool) -> Spoilers {
         use cozy_chess::{
-            get_between_rays, get_bishop_rays, get_line_rays, BitBoard, Rank, Square,
+            get_between_rays, get_bishop_rays, get_king_moves, get_line_rays, BitBoard, Rank,
+            Square,
         };
         let mut out = Spoilers::none();
         let Some(passed) = self.board.null_move() else {
@@ -996,11 +997,10 @@ impl Position {
             };
             kind & passed.colors(color)
         };
-        passed.generate_moves(|pm| {
-            // Kings (castling too) and pinned men are left out: their moves are harder to judge.
-            if pm.piece == Piece::King || pinned.has(pm.from) {
-                return false;
-            }
+        // Kings (castling too) and pinned men are left out: their moves are harder to judge.
+        // Left out of the generation, the king's flights are not even tested.
+        let judged = passed.colors(them) & !their_king.bitboard() & !pinned;
+        passed.generate_moves_for(judged, |pm| {
             let replies = match &cs {
                 Some(cs) => pm.to & !cs.candidates(&pm) & !promotion,
                 None => pm.to,
@@ -1029,8 +1029,16 @@ impl Position {
             {
                 base |= check_line;
             }
+            // Any reply's mask holds its way: without the line to our king (not quiet), a step
+            // to a neighbouring square has none, so only those need be weighed when there is one.
+            let near = replies & get_king_moves(s);
+            let weighed = if quiet || near.is_empty() {
+                replies
+            } else {
+                near
+            };
             let mut best: Option<(BitBoard, Square)> = None;
-            for t in replies {
+            for t in weighed {
                 // Its way and its square; for a slider the line from there to our king, which
                 // a move of ours could open.
                 let mut m = base | t.bitboard() | get_between_rays(s, t);
