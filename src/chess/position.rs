@@ -936,7 +936,21 @@ impl Position {
                 _ => cozy_chess::BitBoard::EMPTY,
             },
         };
-        self.board.generate_moves(|pm| {
+        // Our king is left out of the generation when none of its steps may spoil every reply
+        // (most often): its legal steps are costly to find, one test of safety each.
+        let mut men = cozy_chess::BitBoard::FULL;
+        let castles = b.castle_rights(us);
+        if kings && castles.short.is_none() && castles.long.is_none() {
+            let king = b.king(us);
+            let spoiling = spoilers.masks[..spoilers.len]
+                .iter()
+                .filter(|m| !m.has(king))
+                .fold(cozy_chess::BitBoard::FULL, |all, m| all & *m);
+            if (cozy_chess::get_king_moves(king) & spoiling & !ours).is_empty() {
+                men ^= king.bitboard();
+            }
+        }
+        self.board.generate_moves_for(men, |pm| {
             let keep = flights.map_or(pm.to, |fl| fl.taking_flights(&pm, pm.to));
             if keep.is_empty() {
                 return false;
