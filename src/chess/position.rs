@@ -1533,7 +1533,7 @@ mod check_filter_tests {
     #[test]
     fn mating_net_never_drops_a_mate() {
         let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let (mut allowing, mut dropped) = (0, 0);
+        let (mut allowing, mut dropped, mut king_steps) = (0, 0, 0);
         let fens = [
             "5B2/2p1p3/1p2pp1b/5P1b/2p1k2q/6rp/p3B1P1/R3K3 b Q - 0 1",
             "2rR2BK/p1n1q1pp/1nPrb3/3kb3/8/1p1p4/3PP3/8 b - - 0 1",
@@ -1563,6 +1563,7 @@ mod check_filter_tests {
                 if !net.may_allow_mate(mv) {
                     assert!(!mates, "{pos:?} {mv:?}");
                     dropped += 1;
+                    king_steps += (mv.role() == Role::King) as usize;
                 }
                 allowing += mates as usize;
             }
@@ -1579,6 +1580,10 @@ mod check_filter_tests {
         });
         assert!(allowing > 100, "only {allowing} moves allowing a mate met");
         assert!(dropped > 5_000, "only {dropped} moves judged hopeless");
+        assert!(
+            king_steps > 5_000,
+            "only {king_steps} king steps judged hopeless"
+        );
     }
 
     /// Random games around kings short of flights, castling and e.p. included: the flight

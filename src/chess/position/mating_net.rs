@@ -53,6 +53,11 @@ pub struct MatingNet<'a> {
     check: bool,
     /// `None` until drawn; then `None` when it proves nothing.
     net: Option<Option<Net>>,
+    /// The squares the other side attacks with the king off the board, once asked (the
+    /// flights of the king wherever he steps without capturing).
+    attacked: Option<BitBoard>,
+    /// The other side's ways to move, once the king's steps are asked.
+    maters: Option<Maters>,
 }
 
 impl<'a> MatingNet<'a> {
@@ -69,6 +74,8 @@ impl<'a> MatingNet<'a> {
             }),
             check,
             net: None,
+            attacked: None,
+            maters: None,
         }
     }
 
@@ -93,7 +100,7 @@ impl<'a> MatingNet<'a> {
         to: BitBoard,
     ) -> BitBoard {
         let unjudged = match piece {
-            Piece::King => return to,
+            Piece::King => return self.king_may_allow_mate_to(to),
             Piece::Pawn => {
                 let mover = self.board.side_to_move();
                 let double = if from.rank() == Rank::Second.relative_to(mover) {
@@ -110,10 +117,202 @@ impl<'a> MatingNet<'a> {
             return to;
         }
         let (board, check) = (self.board, self.check);
-        match self.net.get_or_insert_with(|| Net::new(board, check)) {
+        let attacked = self.attacked();
+        match self.net.get_or_insert_with(|| {
+            Net::around(board, check, board.king(board.side_to_move()), attacked)
+        }) {
             Some(net) => net.may_allow_mate_to(from, judged) | unjudged,
             None => to,
         }
+    }
+
+    /// `may_allow_mate_to` for the king's moves: each step to an empty square is
+    /// judged by the net around him there, whose flights are those he would have (the other
+    /// side's attacks are the same, the king being left off the board for them). A step
+    /// that the net there proves nothing about may allow a mate. Captures and castling change
+    /// another man too: kept.
+    fn king_may_allow_mate_to(&mut self, to: BitBoard) -> BitBoard {
+        let board = self.board;
+        let unjudged = to & board.occupied();
+        let judged = to & !unjudged;
+        if judged.is_empty() {
+            return to;
+        }
+        let attacked = self.attacked();
+        let check = self.check;
+        let maters = self.maters.get_or_insert_with(|| Maters::new(board));
+        let mut out = unjudged;
+        for king in judged {
+            if maters.may_take_all(board, king, attacked, check) {
+                out |= king.bitboard();
+            }
+        }
+        out
+    }
+
+    /// The squares the other side attacks with the side to move's king off the board.
+    fn attacked(&mut self) -> BitBoard {
+        let board = self.board;
+        *self.attacked.get_or_insert_with(|| {
+            let mated = board.side_to_move();
+            let occupied = board.occupied() & !board.king(mated).bitboard();
+            super::attacked_by(board, !mated, occupied)
+        })
+    }
+}
+
+/// At most this many ways to move are kept for the king's steps (a man, or a pawn promoting
+/// to one kind); with more, the steps are not judged.
+const MOVERS: usize = 40;
+
+/// The mating side's men and where each may land, over a board of that side's men only (as
+/// the net's `Mater`s), worked out once per position: the king's steps are then judged one
+/// by one by whether some mating move may take every flight he would have.
+struct Maters {
+    n: usize,
+    men: [(Piece, Square, BitBoard); MOVERS],
+    /// More than `MOVERS`: nothing is judged.
+    overflow: bool,
+}
+
+impl Maters {
+    fn new(board: &Board) -> Maters {
+        let mater = !board.side_to_move();
+        let ours = board.colors(mater);
+        let last = Rank::Eighth.relative_to(mater).bitboard();
+        let mut out = Maters {
+            n: 0,
+            men: [(Piece::King, Square::A1, BitBoard::EMPTY); MOVERS],
+            overflow: false,
+        };
+        let mut keep = |piece, x, to: BitBoard| {
+            if to.is_empty() {
+                return;
+            }
+            if out.n == MOVERS {
+                out.overflow = true;
+                return;
+            }
+            out.men[out.n] = (piece, x, to);
+            out.n += 1;
+        };
+        for x in ours {
+            let others = ours & !x.bitboard();
+            match board.piece_on(x).expect("a man of the mating side") {
+                Piece::Pawn => {
+                    let to =
+                        get_pawn_quiets(x, mater, BitBoard::EMPTY) | get_pawn_attacks(x, mater);
+                    keep(Piece::Pawn, x, to & !last);
+                    if !(to & last).is_empty() {
+                        for p in [Piece::Knight, Piece::Bishop, Piece::Rook, Piece::Queen] {
+                            keep(p, x, to & last);
+                        }
+                    }
+                }
+                // A king gives no check but by uncovering a line.
+                p => keep(p, x, attacks(p, x, others, mater)),
+            }
+        }
+        out
+    }
+
+    /// Whether, the king of the side to move having stepped to the empty square `king`, one
+    /// move of the mating side may give check there and take every flight he has (those not
+    /// in `attacked`, the mating side's attacks with him off the board): as `Net`, every
+    /// flight taken from the man's new square or by a line its departure uncovers.
+    fn may_take_all(&self, board: &Board, king: Square, attacked: BitBoard, check: bool) -> bool {
+        let mated = board.side_to_move();
+        let mater = !mated;
+        let ours = board.colors(mater);
+        if self.overflow {
+            return true;
+        }
+        let his = (board.colors(mated) & !board.king(mated).bitboard()) | king.bitboard();
+        let diagonal = ours & (board.pieces(Piece::Bishop) | board.pieces(Piece::Queen));
+        let orthogonal = ours & (board.pieces(Piece::Rook) | board.pieces(Piece::Queen));
+        let shadow = |target: Square| {
+            let mut out = BitBoard::EMPTY;
+            for s in (get_bishop_rays(target) & diagonal) | (get_rook_rays(target) & orthogonal) {
+                let between = get_between_rays(s, target);
+                let blockers = between & ours;
+                out |= match blockers.len() {
+                    0 => between,
+                    1 => blockers,
+                    _ => BitBoard::EMPTY,
+                };
+            }
+            out
+        };
+        let mut flights = [king; FLIGHTS];
+        let mut n = 0;
+        for f in get_king_moves(king) & !his & !attacked {
+            flights[n] = f;
+            n += 1;
+        }
+        let mut shadows: [Option<BitBoard>; FLIGHTS] = [None; FLIGHTS];
+        let discoverers = if check { shadow(king) & ours } else { ours };
+        // The squares checking the king, per kind, over all the mating side's men: the same
+        // as over the others but a man's own, unless it stands on a line from the king.
+        let (diagonal_checks, orthogonal_checks) =
+            (get_bishop_moves(king, ours), get_rook_moves(king, ours));
+        let on_lines = (get_bishop_rays(king) | get_rook_rays(king)) & ours;
+        for &(piece, x, to) in &self.men[..self.n] {
+            let others = ours & !x.bitboard();
+            let mut lands = if discoverers.has(x) {
+                to
+            } else {
+                to & match piece {
+                    Piece::King => continue,
+                    Piece::Pawn => get_pawn_attacks(king, mated),
+                    Piece::Knight => get_knight_moves(king),
+                    _ if on_lines.has(x) => attackers(piece, king, others, mater),
+                    Piece::Bishop => diagonal_checks,
+                    Piece::Rook => orthogonal_checks,
+                    Piece::Queen => diagonal_checks | orthogonal_checks,
+                }
+            };
+            if lands.is_empty() {
+                continue;
+            }
+            for (f, shadow_f) in flights[..n].iter().zip(shadows.iter_mut()) {
+                if lands.is_empty() {
+                    break;
+                }
+                if !shadow_f.get_or_insert_with(|| shadow(*f)).has(x) {
+                    lands &= attackers(piece, *f, others, mater);
+                }
+            }
+            if !lands.is_empty() {
+                return true;
+            }
+        }
+        // Castling: as `Net::add_castlings`.
+        let rights = board.castle_rights(mater);
+        let back = Rank::First.relative_to(mater);
+        let king_from = board.king(mater);
+        for (rook, king_to, rook_to) in [
+            (rights.short, File::G, File::F),
+            (rights.long, File::C, File::D),
+        ] {
+            let Some(rook) = rook else {
+                continue;
+            };
+            let vacated = king_from.bitboard() | Square::new(rook, back).bitboard();
+            let (king_to, rook_to) = (Square::new(king_to, back), Square::new(rook_to, back));
+            let others = (ours & !vacated) | king_to.bitboard();
+            let rook_attacks = get_rook_moves(rook_to, others);
+            if !rook_attacks.has(king) && (discoverers & vacated).is_empty() {
+                continue;
+            }
+            let covered = rook_attacks | get_king_moves(king_to);
+            if flights[..n]
+                .iter()
+                .all(|&f| covered.has(f) || !(shadow(f) & vacated).is_empty())
+            {
+                return true;
+            }
+        }
+        false
     }
 }
 
@@ -138,17 +337,17 @@ struct Net {
 }
 
 impl Net {
-    /// The net around the king of the side to move in `board`; `None` when even his flights
-    /// now may all be taken by one mating move: then no move of his men is proved hopeless.
-    fn new(board: &Board, check: bool) -> Option<Net> {
+    /// The net around the king of the side to move in `board`, standing on `king` (his square,
+    /// or an empty one he steps to), with `attacked` the squares the other side attacks with
+    /// him off the board; `None` when even his flights there may all be taken by one mating
+    /// move: then no move of his men is proved hopeless.
+    fn around(board: &Board, check: bool, king: Square, attacked: BitBoard) -> Option<Net> {
         let mated = board.side_to_move();
         let mater = !mated;
-        let king = board.king(mated);
         let ours = board.colors(mater);
-        let occupied = board.occupied() & !king.bitboard();
+        let his = (board.colors(mated) & !board.king(mated).bitboard()) | king.bitboard();
         let diagonal = ours & (board.pieces(Piece::Bishop) | board.pieces(Piece::Queen));
         let orthogonal = ours & (board.pieces(Piece::Rook) | board.pieces(Piece::Queen));
-        let attacked = super::attacked_by(board, mater, occupied);
         // The squares between a line piece and `target` whose vacating may open the line: any
         // square when no man of the mating side stands between, that man when one does.
         let shadow = |target: Square| {
@@ -178,7 +377,7 @@ impl Net {
             shadowed: BitBoard::EMPTY,
             blockable: None,
         };
-        for f in get_king_moves(king) & !board.colors(mated) & !attacked {
+        for f in get_king_moves(king) & !his & !attacked {
             net.flights[net.n] = f;
             net.shadows[net.n] = shadow(f);
             net.shadowed |= net.shadows[net.n];
@@ -224,7 +423,7 @@ impl Net {
                 return None;
             }
         }
-        if !net.add_castlings(board, discoverers) {
+        if !net.add_castlings(board, king, discoverers) {
             return None;
         }
         // No way to mate takes every flight (else `keep` gave up).
@@ -273,11 +472,10 @@ impl Net {
 
     /// Keeps the castlings of the mating side that may give check: the rook from its new
     /// square, or a line uncovered as king or rook leaves. False as `keep`.
-    fn add_castlings(&mut self, board: &Board, discoverers: BitBoard) -> bool {
+    fn add_castlings(&mut self, board: &Board, king: Square, discoverers: BitBoard) -> bool {
         let mater = !board.side_to_move();
         let rights = board.castle_rights(mater);
         let back = Rank::First.relative_to(mater);
-        let king = board.king(!mater);
         let king_from = board.king(mater);
         for (rook, king_to, rook_to) in [
             (rights.short, File::G, File::F),
