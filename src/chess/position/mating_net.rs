@@ -179,6 +179,8 @@ impl Maters {
     fn new(board: &Board) -> Maters {
         let mater = !board.side_to_move();
         let ours = board.colors(mater);
+        // Only the king moves: the other men block as they stand (he is off the board).
+        let men = board.occupied() & !board.king(!mater).bitboard();
         let last = Rank::Eighth.relative_to(mater).bitboard();
         let mut out = Maters {
             n: 0,
@@ -197,7 +199,7 @@ impl Maters {
             out.n += 1;
         };
         for x in ours {
-            let others = ours & !x.bitboard();
+            let others = men & !x.bitboard();
             match board.piece_on(x).expect("a man of the mating side") {
                 Piece::Pawn => {
                     let to =
@@ -219,7 +221,8 @@ impl Maters {
     /// Whether, the king of the side to move having stepped to the empty square `king`, one
     /// move of the mating side may give check there and take every flight he has (those not
     /// in `attacked`, the mating side's attacks with him off the board): as `Net`, every
-    /// flight taken from the man's new square or by a line its departure uncovers.
+    /// flight taken from the man's new square or by a line its departure uncovers, but over
+    /// all the men as they stand (his other men do not move).
     fn may_take_all(&self, board: &Board, king: Square, attacked: BitBoard, check: bool) -> bool {
         let mated = board.side_to_move();
         let mater = !mated;
@@ -227,6 +230,7 @@ impl Maters {
         if self.overflow {
             return true;
         }
+        let men = board.occupied() & !board.king(mated).bitboard();
         let his = (board.colors(mated) & !board.king(mated).bitboard()) | king.bitboard();
         let diagonal = ours & (board.pieces(Piece::Bishop) | board.pieces(Piece::Queen));
         let orthogonal = ours & (board.pieces(Piece::Rook) | board.pieces(Piece::Queen));
@@ -234,10 +238,11 @@ impl Maters {
             let mut out = BitBoard::EMPTY;
             for s in (get_bishop_rays(target) & diagonal) | (get_rook_rays(target) & orthogonal) {
                 let between = get_between_rays(s, target);
-                let blockers = between & ours;
+                let blockers = between & men;
                 out |= match blockers.len() {
                     0 => between,
-                    1 => blockers,
+                    // Only a man of the mating side may move off the line.
+                    1 => blockers & ours,
                     _ => BitBoard::EMPTY,
                 };
             }
@@ -251,13 +256,13 @@ impl Maters {
         }
         let mut shadows: [Option<BitBoard>; FLIGHTS] = [None; FLIGHTS];
         let discoverers = if check { shadow(king) & ours } else { ours };
-        // The squares checking the king, per kind, over all the mating side's men: the same
-        // as over the others but a man's own, unless it stands on a line from the king.
+        // The squares checking the king, per kind, over all the men: the same as over the
+        // others but a man's own, unless it stands on a line from the king.
         let (diagonal_checks, orthogonal_checks) =
-            (get_bishop_moves(king, ours), get_rook_moves(king, ours));
+            (get_bishop_moves(king, men), get_rook_moves(king, men));
         let on_lines = (get_bishop_rays(king) | get_rook_rays(king)) & ours;
         for &(piece, x, to) in &self.men[..self.n] {
-            let others = ours & !x.bitboard();
+            let others = men & !x.bitboard();
             let mut lands = if discoverers.has(x) {
                 to
             } else {
@@ -299,7 +304,7 @@ impl Maters {
             };
             let vacated = king_from.bitboard() | Square::new(rook, back).bitboard();
             let (king_to, rook_to) = (Square::new(king_to, back), Square::new(rook_to, back));
-            let others = (ours & !vacated) | king_to.bitboard();
+            let others = (men & !vacated) | king_to.bitboard();
             let rook_attacks = get_rook_moves(rook_to, others);
             if !rook_attacks.has(king) && (discoverers & vacated).is_empty() {
                 continue;
