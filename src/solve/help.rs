@@ -476,6 +476,11 @@ impl HelpSearch<'_> {
         let Some((targets, _, _)) = self.targets else {
             return true;
         };
+        // Before the last move the list is not asked for: the move here was played only if
+        // a target stays in reach after it (`keeps_targets`), which is all this would tell.
+        if k == 1 && ply > self.entry {
+            return true;
+        }
         let at = ply as usize;
         if ply == 1 {
             // Shared-out units enter one ply after the diagram again and again after the same
