@@ -722,7 +722,7 @@ impl Position {
         mut f: impl FnMut(MoveKey, &Position) -> bool,
     ) -> bool {
         let mut net = self.mating_net();
-        self.board.generate_moves(|mut pm| {
+        self.generate_moves_past(&mut net, |net, mut pm| {
             pm.to = net.may_allow_mate_to(pm.piece, pm.from, pm.to);
             for raw in pm {
                 if f(MoveKey::from_raw(raw), &self.after_raw(raw)) {
@@ -731,6 +731,39 @@ impl Position {
             }
             false
         })
+    }
+
+    /// The move generator's listing of the side to move's legal moves, in its order, the
+    /// king's steps found from `net`'s squares attacked with him off the board (which it
+    /// works out anyway) rather than by a test of safety for each: they are the squares next
+    /// to him neither his own man holds nor the other side attacks. When he may castle, the
+    /// move generator lists his moves.
+    #[inline]
+    fn generate_moves_past(
+        &self,
+        net: &mut MatingNet<'_>,
+        mut listener: impl FnMut(&mut MatingNet<'_>, cozy_chess::PieceMoves) -> bool,
+    ) -> bool {
+        let b = &self.board;
+        let us = b.side_to_move();
+        let castles = b.castle_rights(us);
+        if castles.short.is_some() || castles.long.is_some() {
+            return b.generate_moves(|pm| listener(net, pm));
+        }
+        let king = b.king(us);
+        if b.generate_moves_for(!king.bitboard(), |pm| listener(net, pm)) {
+            return true;
+        }
+        let to = net.king_steps();
+        !to.is_empty()
+            && listener(
+                net,
+                cozy_chess::PieceMoves {
+                    piece: Piece::King,
+                    from: king,
+                    to,
+                },
+            )
     }
 
     /// The net around the side to move's king, to tell which of his moves may leave the
@@ -867,7 +900,7 @@ impl Position {
     ) -> bool {
         let pairs = self.stalemate_pairs();
         let mut net = self.stalemating_net();
-        self.board.generate_moves(|mut pm| {
+        self.generate_moves_past(&mut net, |net, mut pm| {
             if pairs.filters(pm.piece, pm.from) {
                 pm.to = pairs.may_leave_stalemate(pm.from, pm.to);
             }
@@ -1553,6 +1586,20 @@ mod check_filter_tests {
             let mut net = pos.mating_net();
             let mut moves = MoveList::new();
             pos.legal_moves(&mut moves);
+            // The moves played are legal ones, each once (the king's steps found apart).
+            let mut played = Vec::new();
+            pos.any_successor_allowing_mate(|k, _| {
+                played.push(k);
+                false
+            });
+            let n = played.len();
+            played.sort_by_key(|k| k.raw());
+            played.dedup();
+            assert_eq!(played.len(), n, "{pos:?}");
+            assert!(
+                played.iter().all(|k| moves.iter().any(|mv| mv.key() == *k)),
+                "{pos:?}"
+            );
             for mv in moves.iter() {
                 let after = pos.play(mv);
                 let mut mates = false;
@@ -1560,6 +1607,9 @@ mod check_filter_tests {
                     mates = last.is_checkmate();
                     mates
                 });
+                if mates {
+                    assert!(played.contains(&mv.key()), "{pos:?} {mv:?} not played");
+                }
                 if !net.may_allow_mate(mv) {
                     assert!(!mates, "{pos:?} {mv:?}");
                     dropped += 1;

@@ -150,6 +150,14 @@ impl<'a> MatingNet<'a> {
         out
     }
 
+    /// The king's legal steps (castling left out): the squares next to him that neither his
+    /// own men hold nor the other side attacks with him off the board.
+    pub(super) fn king_steps(&mut self) -> BitBoard {
+        let board = self.board;
+        let mated = board.side_to_move();
+        get_king_moves(board.king(mated)) & !board.colors(mated) & !self.attacked()
+    }
+
     /// The squares the other side attacks with the side to move's king off the board.
     fn attacked(&mut self) -> BitBoard {
         let board = self.board;
