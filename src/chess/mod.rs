@@ -21,7 +21,7 @@ pub use fen::{CastlingFlags, FenError, Setup};
 pub use move_key::MoveKey;
 pub use movelist::{MoveList, MAX_MOVES};
 pub use moves::{Move, MoveKind};
-pub use position::{perft, MatingNet, Position, PositionError};
+pub use position::{perft, MatingNet, Position, PositionError, Replies};
 pub use role::Role;
 pub use square::Square;
 pub use validate::{validate, Illegality, ValidationReport};

@@ -171,7 +171,28 @@ struct StalematePairs {
     double_step: cozy_chess::BitBoard,
 }
 
+/// The replies of the side to be stalemated after a move of his, as far as they were known
+/// before it (see `Position::any_successor_stalemate_pair_candidate`).
+pub struct Replies(Option<Spoilers>);
+
 impl StalematePairs {
+    /// The replies left after his move `raw` (of a man other than the king, no e.p.
+    /// capture), when at least two are: those whose squares it does not touch. It changes
+    /// the men of its two squares only, so each such reply stays legal, and with the same
+    /// squares to spoil it.
+    #[inline]
+    fn left_by(&self, raw: cozy_chess::Move) -> Option<Spoilers> {
+        let touched = raw.from.bitboard() | raw.to.bitboard();
+        let mut left = Spoilers::none();
+        for m in &self.masks[..self.len] {
+            if (*m & touched).is_empty() {
+                left.masks[left.len] = *m;
+                left.len += 1;
+            }
+        }
+        (left.len >= 2).then_some(left)
+    }
+
     /// Whether moves of this man are judged at all.
     #[inline]
     fn filters(&self, piece: Piece, from: cozy_chess::Square) -> bool {
@@ -885,8 +906,26 @@ impl Position {
         &self,
         f: impl FnMut(MoveKey, &Position) -> bool,
     ) -> bool {
-        let spoilers = self.reply_spoilers(false);
-        self.any_successor_spoiling(&spoilers, true, Some(&self.flight_squares()), f)
+        self.any_successor_stalemate_candidate_after(&Replies(None), f)
+    }
+
+    /// `any_successor_stalemate_candidate` in a position after the stalemated side's move
+    /// with its `Replies` (from `any_successor_stalemate_pair_candidate`): those known before
+    /// that move and left intact by it are not looked for again.
+    pub fn any_successor_stalemate_candidate_after(
+        &self,
+        replies: &Replies,
+        f: impl FnMut(MoveKey, &Position) -> bool,
+    ) -> bool {
+        let fresh;
+        let spoilers = match &replies.0 {
+            Some(known) => known,
+            None => {
+                fresh = self.reply_spoilers(false);
+                &fresh
+            }
+        };
+        self.any_successor_spoiling(spoilers, true, Some(&self.flight_squares()), f)
     }
 
     /// Help stalemate in two plies, the side to be stalemated to move: calls `f` with each legal
@@ -896,17 +935,31 @@ impl Position {
     /// asked).
     pub fn any_successor_stalemate_pair_candidate(
         &self,
-        mut f: impl FnMut(MoveKey, &Position) -> bool,
+        mut f: impl FnMut(MoveKey, &Position, &Replies) -> bool,
     ) -> bool {
         let pairs = self.stalemate_pairs();
         let mut net = self.stalemating_net();
+        let passant = self
+            .board
+            .en_passant()
+            .map_or(cozy_chess::BitBoard::EMPTY, |file| {
+                let rank = cozy_chess::Rank::Sixth.relative_to(self.board.side_to_move());
+                cozy_chess::Square::new(file, rank).bitboard()
+            });
         self.generate_moves_past(&mut net, |net, mut pm| {
             if pairs.filters(pm.piece, pm.from) {
                 pm.to = pairs.may_leave_stalemate(pm.from, pm.to);
             }
             pm.to = net.may_allow_mate_to(pm.piece, pm.from, pm.to);
+            // His king's moves and e.p. captures change more than two squares' men.
+            let known = pm.piece != Piece::King;
             for raw in pm {
-                if f(MoveKey::from_raw(raw), &self.after_raw(raw)) {
+                let replies = Replies(
+                    (known && !(pm.piece == Piece::Pawn && passant.has(raw.to)))
+                        .then(|| pairs.left_by(raw))
+                        .flatten(),
+                );
+                if f(MoveKey::from_raw(raw), &self.after_raw(raw), &replies) {
                     return true;
                 }
             }
@@ -1679,8 +1732,20 @@ mod check_filter_tests {
             false
         });
         let mut played = Vec::new();
-        pos.any_successor_stalemate_pair_candidate(|k, _| {
+        pos.any_successor_stalemate_pair_candidate(|k, after, replies| {
             played.push(k);
+            // The replies known before the move skip no stalemate after it.
+            let mut kept = Vec::new();
+            after.any_successor_stalemate_candidate_after(replies, |last, _| {
+                kept.push(last);
+                false
+            });
+            after.any_successor(|last, end| {
+                if end.is_stalemate() {
+                    assert!(kept.contains(&last), "{pos:?} {k:?} {last:?}");
+                }
+                false
+            });
             false
         });
         let (mut enabling, mut skipped) = (0, 0);

@@ -688,12 +688,13 @@ impl HelpSearch<'_> {
                 }
                 false
             }),
-            Aim::Stalemate => pos.any_successor_stalemate_pair_candidate(|mv, after| {
+            Aim::Stalemate => pos.any_successor_stalemate_pair_candidate(|mv, after, replies| {
                 let mut pair = 1;
-                let stalemate = after.any_successor_stalemate_candidate(|_, last| {
-                    pair += 1;
-                    last.is_stalemate()
-                });
+                let stalemate =
+                    after.any_successor_stalemate_candidate_after(replies, |_, last| {
+                        pair += 1;
+                        last.is_stalemate()
+                    });
                 played += pair;
                 if tally.count(pair) {
                     return true;
