@@ -1468,13 +1468,43 @@ impl HelpTargets {
             return None;
         }
         let color = now.color.index();
+        let spots = self.spots_of(mine, j);
+        if is.form != Form::Pawn {
+            // An officer or king: every spot in reach before is of its own form, and its walks
+            // to them are two rows of the table, looked up once.
+            let (row_is, row_was) = (
+                &t.dist[is.form as usize][is.sq as usize],
+                &t.dist[is.form as usize][was.sq as usize],
+            );
+            for live in list {
+                let s = spots[live.i as usize];
+                let mut sums = (live.walks as u32, live.owed as u32, live.theirs as u32);
+                if s.sq != u8::MAX {
+                    let a = row_is[s.sq as usize] as u32;
+                    if a >= INF as u32 {
+                        continue;
+                    }
+                    let b = row_was[s.sq as usize] as u32;
+                    if mine {
+                        sums.0 = sums.0 + a - b;
+                    } else {
+                        sums.2 = sums.2 + a - b;
+                    }
+                }
+                if let Some(live) = kept(live.i, sums) {
+                    if f(live) {
+                        return Some(true);
+                    }
+                }
+            }
+            return Some(false);
+        }
         // The walk now and before to the man's spot in a target, `None` when now out of
         // reach. In reach before, so its form is one the man may take.
         let costs = |s: Spot| -> Option<(u32, u32)> {
             let a = cost(t, color, is, s);
             (a < INF as u32).then(|| (a, cost(t, color, was, s)))
         };
-        let spots = self.spots_of(mine, j);
         for live in list {
             let s = spots[live.i as usize];
             let mut sums = (live.walks as u32, live.owed as u32, live.theirs as u32);
