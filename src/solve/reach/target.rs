@@ -1222,6 +1222,8 @@ impl HelpTargets {
         if form == Form::Pawn {
             return None;
         }
+        // Its walks from where it stands, to each square (in its form).
+        let walks_now = &t.dist[form as usize][from as usize];
         // Per number of moves to spare: the target squares already taken in.
         let mut seen = [0u64; BUDGETS];
         let mut dest = 0u64;
@@ -1247,14 +1249,18 @@ impl HelpTargets {
                 }
                 continue;
             }
+            // Only a spot of its own form is in reach for it.
+            if spot.form != form || spot.sq == u8::MAX {
+                continue;
+            }
             // Its walk from its new square may take what the others leave of `max`.
-            let walk = cost(t, men.color.index(), men.spots[j], spot);
+            let walk = walks_now[spot.sq as usize] as u32;
             let Some(budget) = (max + walk).checked_sub(sum) else {
                 continue;
             };
             let budget = budget.min(BUDGETS as u32 - 1) as usize;
             let bit = 1u64 << spot.sq;
-            if spot.form == form && seen[budget] & bit == 0 {
+            if seen[budget] & bit == 0 {
                 seen[budget] |= bit;
                 // Empty-board walks of officers and kings are the same both ways.
                 dest |= within(&t.dist[form as usize][spot.sq as usize], budget as u32);
