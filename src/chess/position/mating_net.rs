@@ -399,11 +399,29 @@ impl Net {
         // Without a check to give, every man is taken as if its departure gave one.
         let discoverers = if check { shadow(king) & ours } else { ours };
         let last = Rank::Eighth.relative_to(mater).bitboard();
+        // The line pieces' checking squares over all the mating side's men: the same over
+        // the others unless the man stands on a line from the king.
+        let (diagonal_checks, orthogonal_checks) =
+            (get_bishop_moves(king, ours), get_rook_moves(king, ours));
+        let on_lines = (get_bishop_rays(king) | get_rook_rays(king)) & ours;
         for x in ours {
             let others = ours & !x.bitboard();
             let discovers = discoverers.has(x);
             let vacated = x.bitboard();
             let piece = board.piece_on(x).expect("a man of the mating side");
+            // A line piece off the king's lines that no line of its own leads to a checking
+            // square from gives no check (most of them): its moves are not even worked out.
+            let reach = match piece {
+                Piece::Bishop => get_bishop_rays(x) & diagonal_checks,
+                Piece::Rook => get_rook_rays(x) & orthogonal_checks,
+                Piece::Queen => {
+                    (get_bishop_rays(x) | get_rook_rays(x)) & (diagonal_checks | orthogonal_checks)
+                }
+                _ => BitBoard::FULL,
+            };
+            if !discovers && !on_lines.has(x) && reach.is_empty() {
+                continue;
+            }
             let kept = match piece {
                 Piece::Pawn => {
                     let to =
