@@ -181,6 +181,8 @@ struct Maters {
     men: [(Piece, Square, BitBoard); MOVERS],
     /// More than `MOVERS`: nothing is judged.
     overflow: bool,
+    castlings: [Castling; 2],
+    n_castlings: usize,
 }
 
 impl Maters {
@@ -194,7 +196,10 @@ impl Maters {
             n: 0,
             men: [(Piece::King, Square::A1, BitBoard::EMPTY); MOVERS],
             overflow: false,
+            castlings: [Castling::NONE; 2],
+            n_castlings: 0,
         };
+        out.n_castlings = Castling::of(board, &mut out.castlings);
         let mut keep = |piece, x, to: BitBoard| {
             if to.is_empty() {
                 return;
@@ -240,22 +245,8 @@ impl Maters {
         }
         let men = board.occupied() & !board.king(mated).bitboard();
         let his = (board.colors(mated) & !board.king(mated).bitboard()) | king.bitboard();
-        let diagonal = ours & (board.pieces(Piece::Bishop) | board.pieces(Piece::Queen));
-        let orthogonal = ours & (board.pieces(Piece::Rook) | board.pieces(Piece::Queen));
-        let shadow = |target: Square| {
-            let mut out = BitBoard::EMPTY;
-            for s in (get_bishop_rays(target) & diagonal) | (get_rook_rays(target) & orthogonal) {
-                let between = get_between_rays(s, target);
-                let blockers = between & men;
-                out |= match blockers.len() {
-                    0 => between,
-                    // Only a man of the mating side may move off the line.
-                    1 => blockers & ours,
-                    _ => BitBoard::EMPTY,
-                };
-            }
-            out
-        };
+        let lines = Lines::of(board, mater);
+        let shadow = |target: Square| shadow(lines, target, men);
         let mut flights = [king; FLIGHTS];
         let mut n = 0;
         for f in get_king_moves(king) & !his & !attacked {
@@ -300,27 +291,13 @@ impl Maters {
             }
         }
         // Castling: as `Net::add_castlings`.
-        let rights = board.castle_rights(mater);
-        let back = Rank::First.relative_to(mater);
-        let king_from = board.king(mater);
-        for (rook, king_to, rook_to) in [
-            (rights.short, File::G, File::F),
-            (rights.long, File::C, File::D),
-        ] {
-            let Some(rook) = rook else {
+        for castling in &self.castlings[..self.n_castlings] {
+            let Some(covered) = castling.checks(men, king, discoverers) else {
                 continue;
             };
-            let vacated = king_from.bitboard() | Square::new(rook, back).bitboard();
-            let (king_to, rook_to) = (Square::new(king_to, back), Square::new(rook_to, back));
-            let others = (men & !vacated) | king_to.bitboard();
-            let rook_attacks = get_rook_moves(rook_to, others);
-            if !rook_attacks.has(king) && (discoverers & vacated).is_empty() {
-                continue;
-            }
-            let covered = rook_attacks | get_king_moves(king_to);
             if flights[..n]
                 .iter()
-                .all(|&f| covered.has(f) || !(shadow(f) & vacated).is_empty())
+                .all(|&f| covered.has(f) || !(shadow(f) & castling.vacated).is_empty())
             {
                 return true;
             }
@@ -359,23 +336,9 @@ impl Net {
         let mater = !mated;
         let ours = board.colors(mater);
         let his = (board.colors(mated) & !board.king(mated).bitboard()) | king.bitboard();
-        let diagonal = ours & (board.pieces(Piece::Bishop) | board.pieces(Piece::Queen));
-        let orthogonal = ours & (board.pieces(Piece::Rook) | board.pieces(Piece::Queen));
-        // The squares between a line piece and `target` whose vacating may open the line: any
-        // square when no man of the mating side stands between, that man when one does.
-        let shadow = |target: Square| {
-            let mut out = BitBoard::EMPTY;
-            for s in (get_bishop_rays(target) & diagonal) | (get_rook_rays(target) & orthogonal) {
-                let between = get_between_rays(s, target);
-                let blockers = between & ours;
-                out |= match blockers.len() {
-                    0 => between,
-                    1 => blockers,
-                    _ => BitBoard::EMPTY,
-                };
-            }
-            out
-        };
+        // Over the mating side's men only: the other side's may move away first.
+        let lines = Lines::of(board, mater);
+        let shadow = |target: Square| shadow(lines, target, ours);
         let mut net = Net {
             n: 0,
             flights: [king; FLIGHTS],
@@ -504,29 +467,18 @@ impl Net {
     /// Keeps the castlings of the mating side that may give check: the rook from its new
     /// square, or a line uncovered as king or rook leaves. False as `keep`.
     fn add_castlings(&mut self, board: &Board, king: Square, discoverers: BitBoard) -> bool {
-        let mater = !board.side_to_move();
-        let rights = board.castle_rights(mater);
-        let back = Rank::First.relative_to(mater);
-        let king_from = board.king(mater);
-        for (rook, king_to, rook_to) in [
-            (rights.short, File::G, File::F),
-            (rights.long, File::C, File::D),
-        ] {
-            let Some(rook) = rook else {
+        let ours = board.colors(!board.side_to_move());
+        let mut castlings = [Castling::NONE; 2];
+        let n = Castling::of(board, &mut castlings);
+        for castling in &castlings[..n] {
+            let Some(covered) = castling.checks(ours, king, discoverers) else {
                 continue;
             };
-            let vacated = king_from.bitboard() | Square::new(rook, back).bitboard();
-            let (king_to, rook_to) = (Square::new(king_to, back), Square::new(rook_to, back));
-            let others = (board.colors(mater) & !vacated) | king_to.bitboard();
-            let rook_attacks = get_rook_moves(rook_to, others);
-            if !rook_attacks.has(king) && (discoverers & vacated).is_empty() {
-                continue;
-            }
-            let covered = rook_attacks | get_king_moves(king_to);
-            let lands = rook_to.bitboard();
+            let lands = castling.rook_to.bitboard();
             let mut takes = [BitBoard::EMPTY; FLIGHTS];
             for (i, t) in takes[..self.n].iter_mut().enumerate() {
-                if covered.has(self.flights[i]) || !(self.shadows[i] & vacated).is_empty() {
+                if covered.has(self.flights[i]) || !(self.shadows[i] & castling.vacated).is_empty()
+                {
                     *t = lands;
                 }
             }
@@ -618,6 +570,97 @@ impl Net {
             }
             !lands.is_empty()
         })
+    }
+}
+
+/// The squares between a line piece of `mater` and `target` whose vacating may open the line,
+/// with `men` the men standing in the way: any square when none does, that man when one of
+/// `mater` does (only his men move next).
+#[inline]
+fn shadow(lines: Lines, target: Square, men: BitBoard) -> BitBoard {
+    let mut out = BitBoard::EMPTY;
+    for s in (get_bishop_rays(target) & lines.diagonal) | (get_rook_rays(target) & lines.orthogonal)
+    {
+        let between = get_between_rays(s, target);
+        let blockers = between & men;
+        out |= match blockers.len() {
+            0 => between,
+            1 => blockers & lines.ours,
+            _ => BitBoard::EMPTY,
+        };
+    }
+    out
+}
+
+/// The mating side's men, and its line pieces by the lines they move along.
+#[derive(Clone, Copy)]
+struct Lines {
+    ours: BitBoard,
+    diagonal: BitBoard,
+    orthogonal: BitBoard,
+}
+
+impl Lines {
+    #[inline]
+    fn of(board: &Board, mater: Color) -> Lines {
+        let ours = board.colors(mater);
+        Lines {
+            ours,
+            diagonal: ours & (board.pieces(Piece::Bishop) | board.pieces(Piece::Queen)),
+            orthogonal: ours & (board.pieces(Piece::Rook) | board.pieces(Piece::Queen)),
+        }
+    }
+}
+
+/// A castling of the mating side: the squares its king and rook leave, and where they land.
+#[derive(Clone, Copy)]
+struct Castling {
+    vacated: BitBoard,
+    king_to: Square,
+    rook_to: Square,
+}
+
+impl Castling {
+    /// The mating side's castlings: two at most, into `out`; how many.
+    fn of(board: &Board, out: &mut [Castling; 2]) -> usize {
+        let mater = !board.side_to_move();
+        let rights = board.castle_rights(mater);
+        let back = Rank::First.relative_to(mater);
+        let king_from = board.king(mater);
+        let mut n = 0;
+        for (rook, king_to, rook_to) in [
+            (rights.short, File::G, File::F),
+            (rights.long, File::C, File::D),
+        ] {
+            if let Some(rook) = rook {
+                out[n] = Castling {
+                    vacated: king_from.bitboard() | Square::new(rook, back).bitboard(),
+                    king_to: Square::new(king_to, back),
+                    rook_to: Square::new(rook_to, back),
+                };
+                n += 1;
+            }
+        }
+        n
+    }
+
+    const NONE: Castling = Castling {
+        vacated: BitBoard::EMPTY,
+        king_to: Square::A1,
+        rook_to: Square::A1,
+    };
+
+    /// What king and rook attack after it, over `blockers` (the men in the way), when it may
+    /// give check to the king on `king`: the rook from its new square, or a line of
+    /// `discoverers` uncovered as king or rook leaves.
+    #[inline]
+    fn checks(self, blockers: BitBoard, king: Square, discoverers: BitBoard) -> Option<BitBoard> {
+        let rook_attacks = get_rook_moves(
+            self.rook_to,
+            (blockers & !self.vacated) | self.king_to.bitboard(),
+        );
+        (rook_attacks.has(king) || !(discoverers & self.vacated).is_empty())
+            .then(|| rook_attacks | get_king_moves(self.king_to))
     }
 }
 

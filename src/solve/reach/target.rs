@@ -1482,28 +1482,11 @@ impl HelpTargets {
                 &t.dist[is.form as usize][is.sq as usize],
                 &t.dist[is.form as usize][was.sq as usize],
             );
-            for live in list {
-                let s = spots[live.i as usize];
-                let mut sums = (live.walks as u32, live.owed as u32, live.theirs as u32);
-                if s.sq != u8::MAX {
-                    let a = row_is[s.sq as usize] as u32;
-                    if a >= INF as u32 {
-                        continue;
-                    }
-                    let b = row_was[s.sq as usize] as u32;
-                    if mine {
-                        sums.0 = sums.0 + a - b;
-                    } else {
-                        sums.2 = sums.2 + a - b;
-                    }
-                }
-                if let Some(live) = kept(live.i, sums) {
-                    if f(live) {
-                        return Some(true);
-                    }
-                }
-            }
-            return Some(false);
+            let costs = |s: Spot| -> Option<(u32, u32)> {
+                let a = row_is[s.sq as usize] as u32;
+                (a < INF as u32).then(|| (a, row_was[s.sq as usize] as u32))
+            };
+            return Some(each_shifted(list, spots, mine, costs, kept, f));
         }
         // The walk now and before to the man's spot in a target, `None` when now out of
         // reach. In reach before, so its form is one the man may take.
@@ -1511,28 +1494,44 @@ impl HelpTargets {
             let a = cost(t, color, is, s);
             (a < INF as u32).then(|| (a, cost(t, color, was, s)))
         };
-        for live in list {
-            let s = spots[live.i as usize];
-            let mut sums = (live.walks as u32, live.owed as u32, live.theirs as u32);
-            // Free or captured (the man stands, so it owes the same capture): unchanged.
-            if s.sq != u8::MAX {
-                let Some((a, b)) = costs(s) else {
-                    continue;
-                };
-                if mine {
-                    sums.0 = sums.0 + a - b;
-                } else {
-                    sums.2 = sums.2 + a - b;
-                }
-            }
-            if let Some(live) = kept(live.i, sums) {
-                if f(live) {
-                    return Some(true);
-                }
+        Some(each_shifted(list, spots, mine, costs, kept, f))
+    }
+}
+
+/// `HelpTargets::one_moved`'s pass over `list`, with `spots` the moved man's spots in the
+/// targets (of the stalemated side: `mine`) and `costs` its walks now and before to one
+/// (`None` when now out of reach): calls `f` with each target kept until it returns true;
+/// whether it did.
+#[inline(always)]
+fn each_shifted(
+    list: &[LiveTarget],
+    spots: &[Spot],
+    mine: bool,
+    costs: impl Fn(Spot) -> Option<(u32, u32)>,
+    kept: &impl Fn(u16, (u32, u32, u32)) -> Option<LiveTarget>,
+    f: &mut impl FnMut(LiveTarget) -> bool,
+) -> bool {
+    for live in list {
+        let s = spots[live.i as usize];
+        let mut sums = (live.walks as u32, live.owed as u32, live.theirs as u32);
+        // Free or captured (the man stands, so it owes the same capture): unchanged.
+        if s.sq != u8::MAX {
+            let Some((a, b)) = costs(s) else {
+                continue;
+            };
+            if mine {
+                sums.0 = sums.0 + a - b;
+            } else {
+                sums.2 = sums.2 + a - b;
             }
         }
-        Some(false)
+        if let Some(live) = kept(live.i, sums) {
+            if f(live) {
+                return true;
+            }
+        }
     }
+    false
 }
 
 /// One thread's share of a help listing shared out below the king's squares: the units are
