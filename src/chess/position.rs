@@ -315,6 +315,16 @@ impl CheckHint {
     }
 }
 
+/// The destination of the side to move's e.p. capture, if it has one (a move that removes a
+/// man from a square it does not land on).
+#[inline]
+fn passant(b: &Board) -> cozy_chess::BitBoard {
+    b.en_passant().map_or(cozy_chess::BitBoard::EMPTY, |file| {
+        cozy_chess::Square::new(file, cozy_chess::Rank::Sixth.relative_to(b.side_to_move()))
+            .bitboard()
+    })
+}
+
 /// Every square the men of `side` attack over `occupied`: one lookup per man (the flight
 /// tests ask it of every square next to a king).
 fn attacked_by(
@@ -626,10 +636,7 @@ impl Position {
             }
         }
         // Any promotion may check, and an e.p. capture may open a line through the captured pawn.
-        let special = Rank::Eighth.relative_to(us).bitboard()
-            | b.en_passant().map_or(BitBoard::EMPTY, |f| {
-                cozy_chess::Square::new(f, Rank::Sixth.relative_to(us)).bitboard()
-            });
+        let special = Rank::Eighth.relative_to(us).bitboard() | passant(b);
         CheckSquares {
             by_piece: [
                 get_pawn_attacks(their_king, !us) | special,
@@ -839,7 +846,7 @@ impl Position {
     /// (see `FlightSquares::taking_flights`).
     fn flight_squares(&self) -> FlightSquares {
         use cozy_chess::{
-            get_between_rays, get_bishop_rays, get_king_moves, get_rook_rays, BitBoard, Rank,
+            get_between_rays, get_bishop_rays, get_king_moves, get_rook_rays, BitBoard,
         };
         let b = &self.board;
         let us = b.side_to_move();
@@ -855,9 +862,7 @@ impl Position {
             uncover: [BitBoard::EMPTY; MATE_FLIGHTS],
             occupied,
             castling: castle.short.is_some() || castle.long.is_some(),
-            passant: b.en_passant().map_or(BitBoard::EMPTY, |f| {
-                cozy_chess::Square::new(f, Rank::Sixth.relative_to(us)).bitboard()
-            }),
+            passant: passant(b),
             us,
         };
         // Their king left off the board: a king fleeing along a line stays on it.
@@ -939,13 +944,7 @@ impl Position {
     ) -> bool {
         let pairs = self.stalemate_pairs();
         let mut net = self.stalemating_net();
-        let passant = self
-            .board
-            .en_passant()
-            .map_or(cozy_chess::BitBoard::EMPTY, |file| {
-                let rank = cozy_chess::Rank::Sixth.relative_to(self.board.side_to_move());
-                cozy_chess::Square::new(file, rank).bitboard()
-            });
+        let passant = passant(&self.board);
         self.generate_moves_past(&mut net, |net, mut pm| {
             if pairs.filters(pm.piece, pm.from) {
                 pm.to = pairs.may_leave_stalemate(pm.from, pm.to);
@@ -1004,16 +1003,12 @@ impl Position {
         flights: Option<&FlightSquares>,
         mut f: impl FnMut(MoveKey, &Position) -> bool,
     ) -> bool {
-        let kings = stalemate;
         let cs = (!stalemate).then(|| self.check_squares());
         let b = &self.board;
         let us = b.side_to_move();
         // Castling (the king taking his own rook), e.p. and promotions.
         let ours = b.colors(us);
-        let pawn_special = cozy_chess::Rank::Eighth.relative_to(us).bitboard()
-            | b.en_passant().map_or(cozy_chess::BitBoard::EMPTY, |file| {
-                cozy_chess::Square::new(file, cozy_chess::Rank::Sixth.relative_to(us)).bitboard()
-            });
+        let pawn_special = cozy_chess::Rank::Eighth.relative_to(us).bitboard() | passant(b);
         let always = |pm: &cozy_chess::PieceMoves| match &cs {
             Some(cs) => cs.candidates(pm),
             None => match pm.piece {
@@ -1026,7 +1021,7 @@ impl Position {
         // (most often): its legal steps are costly to find, one test of safety each.
         let mut men = cozy_chess::BitBoard::FULL;
         let castles = b.castle_rights(us);
-        if kings && castles.short.is_none() && castles.long.is_none() {
+        if stalemate && castles.short.is_none() && castles.long.is_none() {
             let king = b.king(us);
             let spoiling = spoilers.masks[..spoilers.len]
                 .iter()
@@ -1045,7 +1040,7 @@ impl Position {
             // Its moves that spoil every reply its departure leaves intact: those landing on
             // a square of each (or giving check).
             let mut spoiling = cozy_chess::BitBoard::FULL;
-            if kings || pm.piece != Piece::King {
+            if stalemate || pm.piece != Piece::King {
                 for m in &spoilers.masks[..spoilers.len] {
                     if (*m & from).is_empty() {
                         spoiling &= *m;

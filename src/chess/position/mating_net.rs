@@ -69,9 +69,7 @@ impl<'a> MatingNet<'a> {
         MatingNet {
             board,
             double_step: BitBoard(beside),
-            passant: board.en_passant().map_or(BitBoard::EMPTY, |f| {
-                Square::new(f, Rank::Sixth.relative_to(mated)).bitboard()
-            }),
+            passant: super::passant(board),
             check,
             net: None,
             attacked: None,
