@@ -116,19 +116,19 @@ impl<'a> MatingNet<'a> {
         }
         let (board, check) = (self.board, self.check);
         let attacked = self.attacked();
-        match self.net.get_or_insert_with(|| {
-            Net::around(board, check, board.king(board.side_to_move()), attacked)
-        }) {
+        match self
+            .net
+            .get_or_insert_with(|| Net::new(board, check, attacked))
+        {
             Some(net) => net.may_allow_mate_to(from, judged) | unjudged,
             None => to,
         }
     }
 
-    /// `may_allow_mate_to` for the king's moves: each step to an empty square is
-    /// judged by the net around him there, whose flights are those he would have (the other
-    /// side's attacks are the same, the king being left off the board for them). A step
-    /// that the net there proves nothing about may allow a mate. Captures and castling change
-    /// another man too: kept.
+    /// `may_allow_mate_to` for the king's moves: each step to an empty square is judged by
+    /// whether one mating move may take every flight he would have there (`Maters`; the other
+    /// side's attacks are the same, the king being left off the board for them). Captures and
+    /// castling change another man too: kept.
     fn king_may_allow_mate_to(&mut self, to: BitBoard) -> BitBoard {
         let board = self.board;
         let unjudged = to & board.occupied();
@@ -325,15 +325,15 @@ struct Net {
 }
 
 impl Net {
-    /// The net around the king of the side to move in `board`, standing on `king` (his square,
-    /// or an empty one he steps to), with `attacked` the squares the other side attacks with
-    /// him off the board; `None` when even his flights there may all be taken by one mating
-    /// move: then no move of his men is proved hopeless.
-    fn around(board: &Board, check: bool, king: Square, attacked: BitBoard) -> Option<Net> {
+    /// The net around the king of the side to move in `board`, with `attacked` the squares
+    /// the other side attacks with him off the board; `None` when even his flights now may all
+    /// be taken by one mating move: then no move of his men is proved hopeless.
+    fn new(board: &Board, check: bool, attacked: BitBoard) -> Option<Net> {
         let mated = board.side_to_move();
         let mater = !mated;
+        let king = board.king(mated);
         let ours = board.colors(mater);
-        let his = (board.colors(mated) & !board.king(mated).bitboard()) | king.bitboard();
+        let his = board.colors(mated);
         // Over the mating side's men only: the other side's may move away first.
         let lines = Lines::of(board, mater);
         let shadow = |target: Square| shadow(lines, target, ours);
