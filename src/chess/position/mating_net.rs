@@ -171,9 +171,9 @@ impl<'a> MatingNet<'a> {
 /// to one kind); with more, the steps are not judged.
 const MOVERS: usize = 40;
 
-/// The mating side's men and where each may land, over a board of that side's men only (as
-/// the net's `Mater`s), worked out once per position: the king's steps are then judged one
-/// by one by whether some mating move may take every flight he would have.
+/// The mating side's men and where each may land, over the board as it stands with the king
+/// to be mated off it (he alone moves first), worked out once per position: his steps are
+/// then judged one by one by whether some mating move may take every flight he would have.
 struct Maters {
     n: usize,
     men: [(Piece, Square, BitBoard); MOVERS],
@@ -181,6 +181,9 @@ struct Maters {
     overflow: bool,
     castlings: [Castling; 2],
     n_castlings: usize,
+    /// Every man but the king to be mated.
+    standing: BitBoard,
+    lines: Lines,
 }
 
 impl Maters {
@@ -196,6 +199,8 @@ impl Maters {
             overflow: false,
             castlings: [Castling::NONE; 2],
             n_castlings: 0,
+            standing: men,
+            lines: Lines::of(board, mater),
         };
         out.n_castlings = Castling::of(board, &mut out.castlings);
         let mut keep = |piece, x, to: BitBoard| {
@@ -235,15 +240,14 @@ impl Maters {
     /// flight taken from the man's new square or by a line its departure uncovers, but over
     /// all the men as they stand (his other men do not move).
     fn may_take_all(&self, board: &Board, king: Square, attacked: BitBoard, check: bool) -> bool {
-        let mated = board.side_to_move();
-        let mater = !mated;
-        let ours = board.colors(mater);
         if self.overflow {
             return true;
         }
-        let men = board.occupied() & !board.king(mated).bitboard();
+        let mated = board.side_to_move();
+        let mater = !mated;
+        let (men, lines) = (self.standing, self.lines);
+        let ours = lines.ours;
         let his = (board.colors(mated) & !board.king(mated).bitboard()) | king.bitboard();
-        let lines = Lines::of(board, mater);
         let shadow = |target: Square| shadow(lines, target, men);
         let mut flights = [king; FLIGHTS];
         let mut n = 0;
