@@ -1214,17 +1214,26 @@ impl Assign<'_> {
                 }
             });
         let by_king = next_to(king_stands);
+        // The squares from which the checker attacks both the king's square and a flight,
+        // on an empty board: none for most flights of a pawn (that may not promote in time),
+        // a knight or a bishop, which `cost_with` need not be asked.
+        let man = &self.attackers[checker];
+        let promotes = man.form == Form::Pawn && t.promote[man.color][man.sq] as u32 <= self.a_left;
+        let rows = &t.attackers[man.form as usize][man.color];
+        let checks_from = rows[self.king];
+        let both = |f: usize| promotes || checks_from & rows[f] != 0;
         let (mut walks, mut blocks) = (0u32, 0usize);
         // The flights only the king may take on.
         let mut kings = 0u64;
         for f in bits(ring) {
             let bit = 1u64 << f;
             let guarded = held & bit == 0
-                && (others & bit != 0 || {
-                    let g = checker;
-                    let c = self.cost_with(g, self.roles[g] | bit, self.stand[g]);
-                    c != INF && a_spent - self.cost[g] as u32 + c as u32 <= self.a_left
-                });
+                && (others & bit != 0
+                    || both(f) && {
+                        let g = checker;
+                        let c = self.cost_with(g, self.roles[g] | bit, self.stand[g]);
+                        c != INF && a_spent - self.cost[g] as u32 + c as u32 <= self.a_left
+                    });
             if guarded {
                 continue;
             }
