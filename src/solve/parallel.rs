@@ -30,11 +30,15 @@ use super::{NodeRole, SearchControl, SolutionNode, TranspositionTable};
 
 /// A length whose shorter one took less than this is searched on one thread: starting threads
 /// would cost more than they bring (battle play on the bench's millisecond problems: 2 threads
-/// went from 0.7x to 1.25x). Tests share out every length, to test the sharing on small problems.
+/// went from 0.7x to 1.25x, with threads spawned for each share). With the crew's helpers
+/// waiting (`crew`), a share starts in some 15 us: from 200 us instead of 500, two threads
+/// took 1.0% less time over `../shared/bench/random.jsonl` (eight alternating rounds, min per
+/// problem; #4-77-3 and #4-77-13, 1-3 ms, 11% and 4%) and 1.0% less over the bench's 49
+/// (four rounds). Tests share out every length, to test the sharing on small problems.
 pub(crate) const SHARE_AFTER: Duration = if cfg!(test) {
     Duration::ZERO
 } else {
-    Duration::from_micros(500)
+    Duration::from_micros(200)
 };
 
 /// The times of an iterative deepening's passes so far, to judge whether the next pass is worth
@@ -64,7 +68,8 @@ impl Passes {
         // Passes of a few microseconds time too coarsely to extrapolate from. (From 62 us, as
         // it was before helpers were kept: bench-s#3-77-42 searched its 1.3 ms last pass on one
         // thread after a 35 us one; from 16 us, the 16 of `../shared/bench/random.jsonl` took
-        // 3% less time on two threads, the 49 the same.)
+        // 3% less time on two threads, the 49 the same. It is 6 us since `SHARE_AFTER` is
+        // 200 us, as measured there.)
         if self.before.is_zero() || self.last < SHARE_AFTER / 32 {
             return false;
         }
