@@ -1247,14 +1247,17 @@ impl Assign<'_> {
                 return false;
             }
         }
-        // He takes on those next to the one square he ends on; the others are blocked too.
+        // He takes on those next to the one square he ends on (three at most); the others
+        // are blocked too.
+        let walk = |flights: u64| bits(flights).map(|f| block_cost[f] as u32).sum::<u32>();
+        let (walks, blocks) = (walks + walk(kings), blocks + kings.count_ones() as usize);
         let fits = |spared: u64| {
-            let rest = kings & !spared;
-            let w = walks + bits(rest).map(|f| block_cost[f] as u32).sum::<u32>();
-            w <= self.m_k && blocks + rest.count_ones() as usize <= self.blockers.len()
+            walks - walk(spared) <= self.m_k
+                && blocks - spared.count_ones() as usize <= self.blockers.len()
         };
         fits(0)
-            || bits(king_stands & next_to(kings)).any(|s| t.ring[s] & kings != 0 && fits(t.ring[s]))
+            || blocks <= self.blockers.len() + 3
+                && bits(king_stands & next_to(kings)).any(|s| fits(t.ring[s] & kings))
     }
 
     /// The least total walk of distinct blockers onto the flights in `mask` (flight
