@@ -984,6 +984,9 @@ impl AttackCosts {
     }
 }
 
+/// Slots of `Assign::others_within`'s answers.
+const OTHERS_KNOWN: usize = 8;
+
 struct Assign<'a> {
     t: &'a Tables,
     /// Remembered answers of `cost_with`.
@@ -1000,8 +1003,12 @@ struct Assign<'a> {
     min_cost: [u8; MAX_MEN],
     /// Where each attacking man may not stand (the mating king: next to K).
     forbid: [u64; MAX_MEN],
-    /// The mating king's walks (`INF` everywhere without one).
+    /// The mating king's walks (`INF` everywhere without one), and which man he is.
     a_king_dist: [u8; 64],
+    a_king: Option<usize>,
+    /// `others_within`'s answers for this call, per checker and moves to spare (the key
+    /// plus one; 0: none).
+    others_known: [(u32, u64, u64); OTHERS_KNOWN],
     /// Blocking men already placed.
     used: u32,
     flights: [usize; 8],
@@ -1202,17 +1209,8 @@ impl Assign<'_> {
         // whole bitboards (as `cost_with` would find square by square). The mating king
         // apart: where he may stand.
         let t = self.t;
-        let mut king_stands = 0u64;
-        let others = (self.attackers.iter().enumerate())
-            .filter(|&(g, _)| g != checker)
-            .fold(0u64, |b, (g, man)| {
-                b | if man.form == Form::King {
-                    king_stands = within(&self.a_king_dist, spare) & !self.forbid[g];
-                    0
-                } else {
-                    man.attacks_within(t, spare)
-                }
-            });
+        let (others, king_reach) = self.others_within(checker, spare);
+        let king_stands = self.a_king.map_or(0, |g| king_reach & !self.forbid[g]);
         let by_king = next_to(king_stands);
         // The squares from which the checker attacks both the king's square and a flight,
         // on an empty board: none for most flights of a pawn (that may not promote in time),
@@ -1258,6 +1256,31 @@ impl Assign<'_> {
         fits(0)
             || blocks <= self.blockers.len() + 3
                 && bits(king_stands & next_to(kings)).any(|s| fits(t.ring[s] & kings))
+    }
+
+    /// What the attacking men other than `checker` and the king attack with `spare` moves,
+    /// and where the king may stand then (no king square is left out yet): the same for
+    /// every square the mated king is asked on, so worked out once per bound's call.
+    fn others_within(&mut self, checker: usize, spare: u32) -> (u64, u64) {
+        let id = (checker as u32) << 8 | spare.min(255);
+        let slot = &mut self.others_known[(checker + 3 * spare as usize) % OTHERS_KNOWN];
+        if slot.0 == id + 1 {
+            return (slot.1, slot.2);
+        }
+        let t = self.t;
+        let (mut others, mut king) = (0u64, 0u64);
+        for (g, man) in self.attackers.iter().enumerate() {
+            if g == checker {
+                continue;
+            }
+            if man.form == Form::King {
+                king = within(&self.a_king_dist, spare);
+            } else {
+                others |= man.attacks_within(t, spare);
+            }
+        }
+        *slot = (id + 1, others, king);
+        (others, king)
     }
 
     /// The least total walk of distinct blockers onto the flights in `mask` (flight
@@ -2955,6 +2978,8 @@ impl<'a> Flights<'a> {
             t,
             costs,
             a_king_dist,
+            a_king,
+            others_known: [(0, 0, 0); OTHERS_KNOWN],
             blockers,
             attackers,
             roles: [0; MAX_MEN],
