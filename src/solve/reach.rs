@@ -994,6 +994,8 @@ struct Assign<'a> {
     /// The mated side's men other than its king.
     blockers: &'a [Man],
     attackers: &'a [Man],
+    /// The attacking pawns that may promote in time (bit per man).
+    promoting: u32,
     /// Squares each attacking man must attack (from one square attacking all of them).
     roles: [u64; MAX_MEN],
     /// Squares each attacking man may end on.
@@ -1216,7 +1218,7 @@ impl Assign<'_> {
         // on an empty board: none for most flights of a pawn (that may not promote in time),
         // a knight or a bishop, which `cost_with` need not be asked.
         let man = &self.attackers[checker];
-        let promotes = man.form == Form::Pawn && t.promote[man.color][man.sq] as u32 <= self.a_left;
+        let promotes = self.promoting >> checker & 1 == 1;
         let rows = &t.attackers[man.form as usize][man.color];
         let checks_from = rows[self.king];
         let both = |f: usize| promotes || checks_from & rows[f] != 0;
@@ -2982,6 +2984,9 @@ impl<'a> Flights<'a> {
             others_known: [(0, 0, 0); OTHERS_KNOWN],
             blockers,
             attackers,
+            promoting: (attackers.iter().enumerate())
+                .filter(|(_, m)| m.form == Form::Pawn && t.promote[m.color][m.sq] as u32 <= a_left)
+                .fold(0, |b, (g, _)| b | 1 << g),
             roles: [0; MAX_MEN],
             stand: [ALL; MAX_MEN],
             cost: [0; MAX_MEN],
