@@ -948,6 +948,7 @@ impl AttackCosts {
     }
 
     /// `man.dist_attacking(t, targets, allowed, cap)`, remembered.
+    #[cfg(test)]
     fn dist_attacking(
         &mut self,
         t: &Tables,
@@ -956,16 +957,35 @@ impl AttackCosts {
         allowed: u64,
         cap: u32,
     ) -> u8 {
-        // A rook or king that may castle has its castling squares besides: not remembered
-        // (they would need their own key, and are rare).
-        if man.castle != 0 {
-            return man.dist_attacking(t, targets, allowed, cap);
-        }
+        self.dist_attacking_as(t, (man, Self::id(man, cap)), targets, allowed, cap)
+    }
+
+    /// The key of `man` with `cap` in the memo; `None` for a rook or king that may castle:
+    /// it has its castling squares besides, not remembered (they would need their own key,
+    /// and are rare).
+    fn id(man: &Man, cap: u32) -> Option<u32> {
         // A cap beyond `INF` caps nothing more than `INF` does.
-        let id = man.sq as u32
-            | (man.form as u32) << 6
-            | (man.color as u32) << 9
-            | cap.min(INF as u32) << 10;
+        (man.castle == 0).then(|| {
+            man.sq as u32
+                | (man.form as u32) << 6
+                | (man.color as u32) << 9
+                | cap.min(INF as u32) << 10
+        })
+    }
+
+    /// `dist_attacking` of `man` with its key `id` (`AttackCosts::id`) worked out already.
+    #[inline]
+    fn dist_attacking_as(
+        &mut self,
+        t: &Tables,
+        (man, id): (&Man, Option<u32>),
+        targets: u64,
+        allowed: u64,
+        cap: u32,
+    ) -> u8 {
+        let Some(id) = id else {
+            return man.dist_attacking(t, targets, allowed, cap);
+        };
         let h =
             (targets ^ allowed.rotate_left(17) ^ (id as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
                 .wrapping_mul(0x517c_c1b7_2722_0a95);
@@ -996,6 +1016,8 @@ struct Assign<'a> {
     attackers: &'a [Man],
     /// The attacking pawns that may promote in time (bit per man).
     promoting: u32,
+    /// Each attacking man's key in `costs` (`AttackCosts::id`).
+    ids: [Option<u32>; MAX_MEN],
     /// Squares each attacking man must attack (from one square attacking all of them).
     roles: [u64; MAX_MEN],
     /// Squares each attacking man may end on.
@@ -1044,7 +1066,13 @@ impl Assign<'_> {
     fn cost_with(&mut self, g: usize, roles: u64, stand: u64) -> u8 {
         let allowed = stand & !self.forbid[g];
         self.costs
-            .dist_attacking(self.t, &self.attackers[g], roles, allowed, self.a_left)
+            .dist_attacking_as(
+                self.t,
+                (&self.attackers[g], self.ids[g]),
+                roles,
+                allowed,
+                self.a_left,
+            )
             .max(self.min_cost[g])
     }
 
@@ -2987,6 +3015,11 @@ impl<'a> Flights<'a> {
             promoting: (attackers.iter().enumerate())
                 .filter(|(_, m)| m.form == Form::Pawn && t.promote[m.color][m.sq] as u32 <= a_left)
                 .fold(0, |b, (g, _)| b | 1 << g),
+            ids: std::array::from_fn(|g| {
+                attackers
+                    .get(g)
+                    .and_then(|man| AttackCosts::id(man, a_left))
+            }),
             roles: [0; MAX_MEN],
             stand: [ALL; MAX_MEN],
             cost: [0; MAX_MEN],
