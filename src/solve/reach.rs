@@ -3044,7 +3044,7 @@ impl<'a> Flights<'a> {
         // The squares the mated king may end on and their flights: only those are ever asked
         // about below (few when few moves are left, which is where most calls are).
         let king_squares = within(king_dist, m_left);
-        let region = bits(king_squares).fold(king_squares, |m, k| m | t.ring[k]);
+        let region = next_to(king_squares);
         // Per call: squares of the region some attacking man other than the king can attack
         // in time; the cheapest block of each.
         let checkable = attackers
@@ -3060,7 +3060,7 @@ impl<'a> Flights<'a> {
                 *c = (*c).min(d);
             }
         }
-        let near_region = bits(region).fold(region, |m, s| m | t.ring[s]);
+        let near_region = next_to(region);
         let a_king_reach = a_king.map_or(0, |_| within(&a.a_king_dist, a_left) & near_region);
         let candidates = match aim {
             Aim::Stalemate => king_squares,
