@@ -124,6 +124,9 @@ struct Tables {
     ring: [u64; 64],
     /// `[s][d]`: `ray_from(s, d)`.
     rays: [[u64; 9]; 64],
+    /// `[k][s]`: the direction (`direction`) from `k` to `s` when they share a line, else the
+    /// unused middle one (4), whose rays are empty.
+    toward: [[u8; 64]; 64],
     /// `[form][from]`: what a stalemated man of that form needs occupied by its own side to
     /// stand immobile (unpinned) on `from`: the squares next to it along its lines, or its
     /// knight moves (pawn slot unused).
@@ -531,6 +534,20 @@ fn tables() -> &'static Tables {
             attackers,
             ring,
             rays: std::array::from_fn(|s| std::array::from_fn(|d| ray_from(s, d))),
+            toward: std::array::from_fn(|k| {
+                std::array::from_fn(|s| {
+                    let (df, dr) = (
+                        (s % 8) as i32 - (k % 8) as i32,
+                        (s / 8) as i32 - (k / 8) as i32,
+                    );
+                    let aligned = k != s && (df == 0 || dr == 0 || df.abs() == dr.abs());
+                    if aligned {
+                        direction(df, dr) as u8
+                    } else {
+                        4
+                    }
+                })
+            }),
             freeze,
         }
     })
@@ -814,14 +831,8 @@ fn castle_targets(pos: &Position, color: Color) -> u64 {
 /// Asked for every man and king square the freeze test tries: a look-up, not a walk.
 #[inline]
 fn ray_beyond(k: usize, s: usize) -> u64 {
-    let (df, dr) = (
-        (s % 8) as i32 - (k % 8) as i32,
-        (s / 8) as i32 - (k / 8) as i32,
-    );
-    if k == s || !(df == 0 || dr == 0 || df.abs() == dr.abs()) {
-        return 0;
-    }
-    tables().rays[s][direction(df, dr)]
+    let t = tables();
+    t.rays[s][t.toward[k][s] as usize]
 }
 
 /// The index (of nine, the middle one unused) of the direction with these file and rank steps.
