@@ -628,6 +628,16 @@ impl Man {
         }
     }
 
+    /// `f` of `dist_all`, read in the tables where it stands there (not copied out).
+    #[inline]
+    fn with_dist<R>(&self, t: &Tables, f: impl FnOnce(&[u8; 64]) -> R) -> R {
+        match self.form {
+            Form::Pawn => f(&t.pawn_any[self.color][self.sq]),
+            form if self.castle == 0 => f(&t.dist[form as usize][self.sq]),
+            _ => f(&self.dist_all(t)),
+        }
+    }
+
     /// Moves to stand on each square in any form: `dist_to` for all squares at once.
     fn dist_all(&self, t: &Tables) -> [u8; 64] {
         match self.form {
@@ -1371,7 +1381,7 @@ impl Assign<'_> {
         if !self.reach_known {
             self.reach_known = true;
             for (r, man) in self.reach.iter_mut().zip(self.blockers) {
-                *r = within(&man.dist_all(self.t), self.m_total);
+                *r = man.with_dist(self.t, |d| within(d, self.m_total));
             }
         }
         let others = self.blockers.len();
@@ -1572,7 +1582,7 @@ fn men_can_freeze_in(
     // reach is held only if it is held now.
     let mut reach = [0u64; MAX_MEN];
     for (r, man) in reach.iter_mut().zip(men) {
-        *r = within(&man.dist_all(t), m_left);
+        *r = man.with_dist(t, |d| within(d, m_left));
     }
     let king_reach = within(king_dist, m_left);
     for (i, man) in men.iter().enumerate() {
@@ -3067,9 +3077,11 @@ impl<'a> Flights<'a> {
         // region's squares one by one.
         let mut block_cost = [INF; 64];
         for b in blockers {
-            for (c, d) in block_cost.iter_mut().zip(b.dist_all(t)) {
-                *c = (*c).min(d);
-            }
+            b.with_dist(t, |dist| {
+                for (c, d) in block_cost.iter_mut().zip(dist) {
+                    *c = (*c).min(*d);
+                }
+            });
         }
         let near_region = next_to(region);
         let a_king_reach = a_king.map_or(0, |_| within(&a.a_king_dist, a_left) & near_region);

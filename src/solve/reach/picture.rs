@@ -187,11 +187,11 @@ fn picture_possible(
     let theirs_now = attackers.iter().fold(0u64, |b, m| b | 1 << m.sq);
     let theirs_within = attackers
         .iter()
-        .fold(0u64, |b, a| b | within(&a.dist_all(t), a_left));
+        .fold(0u64, |b, a| b | a.with_dist(t, |d| within(d, a_left)));
     // Squares next to the king the other side may guard in time instead of a man holding them.
     let guardable = attackers.iter().fold(0u64, |b, a| {
         if a.form == Form::King {
-            bits(within(&a.dist_all(t), a_left)).fold(b, |b, s| b | t.ring[s])
+            bits(a.with_dist(t, |d| within(d, a_left))).fold(b, |b, s| b | t.ring[s])
         } else {
             b | a.attacks_within(t, a_left)
         }
