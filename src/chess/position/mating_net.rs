@@ -259,9 +259,11 @@ impl Maters {
         let discoverers = if check { shadow(king) & ours } else { ours };
         // The squares checking the king, per kind, over all the men: the same as over the
         // others but a man's own, unless it stands on a line from the king.
-        let (diagonal_checks, orthogonal_checks) =
-            (get_bishop_moves(king, men), get_rook_moves(king, men));
-        let on_lines = (get_bishop_rays(king) | get_rook_rays(king)) & ours;
+        let CheckLines {
+            diagonal: diagonal_checks,
+            orthogonal: orthogonal_checks,
+            on_lines,
+        } = CheckLines::at(king, men, ours);
         for &(piece, x, to) in &self.men[..self.n] {
             let others = men & !x.bitboard();
             let mut lands = if discoverers.has(x) {
@@ -366,9 +368,11 @@ impl Net {
         let last = Rank::Eighth.relative_to(mater).bitboard();
         // The line pieces' checking squares over all the mating side's men: the same over
         // the others unless the man stands on a line from the king.
-        let (diagonal_checks, orthogonal_checks) =
-            (get_bishop_moves(king, ours), get_rook_moves(king, ours));
-        let on_lines = (get_bishop_rays(king) | get_rook_rays(king)) & ours;
+        let CheckLines {
+            diagonal: diagonal_checks,
+            orthogonal: orthogonal_checks,
+            on_lines,
+        } = CheckLines::at(king, ours, ours);
         for x in ours {
             let others = ours & !x.bitboard();
             let discovers = discoverers.has(x);
@@ -595,6 +599,26 @@ fn shadow(lines: Lines, target: Square, men: BitBoard) -> BitBoard {
 }
 
 /// The mating side's men, and its line pieces by the lines they move along.
+/// The squares from which a line piece checks the king on `king` over `blockers`, per line,
+/// and the mating side's men (`ours`) standing on a line from him (for whom their own
+/// square blocks nothing: their checking squares are asked exactly).
+struct CheckLines {
+    diagonal: BitBoard,
+    orthogonal: BitBoard,
+    on_lines: BitBoard,
+}
+
+impl CheckLines {
+    #[inline]
+    fn at(king: Square, blockers: BitBoard, ours: BitBoard) -> CheckLines {
+        CheckLines {
+            diagonal: get_bishop_moves(king, blockers),
+            orthogonal: get_rook_moves(king, blockers),
+            on_lines: (get_bishop_rays(king) | get_rook_rays(king)) & ours,
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 struct Lines {
     ours: BitBoard,
