@@ -1834,8 +1834,7 @@ impl HelpGen<'_> {
             .map(|&i| self.ours.spots[i])
             .filter(|now| now.form != Form::King);
         // (One square: the placements below ask it exactly.)
-        if open & (open - 1) != 0 && !may_hold(self.t, color, free_spots, open, self.m - self.used)
-        {
+        if open.count_ones() > 1 && !may_hold(self.t, color, free_spots, open, self.m - self.used) {
             return;
         }
         if let Some(q) = bits(open).next() {
