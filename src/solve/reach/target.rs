@@ -97,15 +97,16 @@ const MAX_SERIES_STEPS: u64 = 750_000;
 /// 40-60 ns: this gives up after about 0.1 s.
 const MAX_HELP_STEPS: u64 = 2_000_000;
 /// Help play of at most this many plies is over soon: its listing is cut short sooner. The
-/// targets of an h#3 pay up to about 20,000 of them: more, and the mating net
-/// (`Position::mating_net`) makes the search without them about as fast, while listings that
-/// give up spend less the sooner they do. Cut at 35,000 (as before the net), against 20,000,
-/// one thread: intell#45a 40 -> 20 ms, #30 34 -> 27 ms, #55b (32,546 targets) 107 -> 85
-/// ms, #39 193 -> 174 ms; #53a (23,379) 96 -> 102 ms, #81a (27,515) 214 -> 228 ms; the
-/// corpus's 109 h#3s 2.4% faster (min of 3 runs), 25,000 1%, 12,000 0.2%.
+/// targets of an h#3 pay up to about 12,000 of them (with only the targets that need each of
+/// their men, `HelpGen::needless`): more, and the mating net (`Position::mating_net`) makes the
+/// search without them about as fast, while listings that give up spend less the sooner they
+/// do. Over the corpus's h#3s, listed: intell#55a (11,235 targets) 55 ms against 73 without,
+/// #31 (9,235) 48 against 68; #53a (14,024) 95 against 93, #81a (16,507) 243 against 233. Cut
+/// at 12,000 against 20,000, one thread: the 114 h#3s -0.8%, intell#30 33 -> 28 ms, #95 121
+/// -> 113, #81b 176 -> 168 (they give up sooner).
 const SHORT_HELP_PLIES: u32 = 6;
-const MAX_SHORT_HELP_TARGETS: usize = 20_000;
-/// (The short listings that end take at most 231,514 steps: intell#81b h#3.)
+const MAX_SHORT_HELP_TARGETS: usize = 12_000;
+/// (The short listings that end take at most 104,976 steps: intell#45a h#3.)
 const MAX_SHORT_HELP_STEPS: u64 = 500_000;
 /// Each thread adds its steps to the count of all every this many.
 const STEPS_SHARED: u64 = 4_096;
