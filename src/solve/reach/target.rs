@@ -1412,7 +1412,8 @@ impl HelpTargets {
         } else {
             (changed(ours_before, ours), changed(theirs_before, theirs))
         };
-        if (ours_moved | theirs_moved).count_ones() == 1 {
+        // (Man j of one side and man j of the other are two men.)
+        if ours_moved.count_ones() + theirs_moved.count_ones() == 1 {
             let mine = ours_moved != 0;
             let (j, before, now) = if mine {
                 (ours_moved.trailing_zeros() as usize, ours_before, ours)
@@ -1423,8 +1424,50 @@ impl HelpTargets {
                     theirs,
                 )
             };
-            if let Some(found) = self.one_moved(list, (mine, j), (before, now), &kept, &mut f) {
+            let unchanged = |_: u16| Some(0);
+            if let Some(found) =
+                self.one_moved(list, (mine, j), (before, now), unchanged, &kept, &mut f)
+            {
                 return found;
+            }
+        }
+        // A capture: a man of one side moved and took one of the other (as above, the taken
+        // man's spot in each target read in its column, not the target's whole line).
+        if ours_moved.count_ones() == 1 && theirs_moved.count_ones() == 1 {
+            let (o, h) = (
+                ours_moved.trailing_zeros() as usize,
+                theirs_moved.trailing_zeros() as usize,
+            );
+            // The taker, man `j` (of the stalemated side if `mine`), and the man `v` it took.
+            let mine = ours.alive(o);
+            let (j, v) = if mine { (o, h) } else { (h, o) };
+            let (taker_before, taker, taken_before, taken) = if mine {
+                (ours_before, ours, theirs_before, theirs)
+            } else {
+                (theirs_before, theirs, ours_before, ours)
+            };
+            if taker.alive(j) && !taken.alive(v) && taken_before.alive(v) {
+                let spots = self.spots_of(!mine, v);
+                // A target leaving the taken man free costs the same; one owing its capture
+                // (of the stalemated side's) owes one fewer; any other is out of reach.
+                let taken_part = |i: u16| {
+                    let s = spots[i as usize];
+                    if s == FREE {
+                        Some(0)
+                    } else {
+                        (!mine && s == CAPTURED).then_some(1)
+                    }
+                };
+                if let Some(found) = self.one_moved(
+                    list,
+                    (mine, j),
+                    (taker_before, taker),
+                    taken_part,
+                    &kept,
+                    &mut f,
+                ) {
+                    return found;
+                }
             }
         }
         for live in list {
@@ -1459,13 +1502,15 @@ impl HelpTargets {
     /// `each_in_reach` when one man has moved, man `j` of the stalemated side (`mine`) or
     /// of the other, and still stands: the common case, a move that captures nothing. Only
     /// its walks are costed again, without `each_in_reach`'s general case per target.
-    /// `None` for a promotion (its walks change form).
+    /// `None` for a promotion (its walks change form). `taken`: for a capture, the captures
+    /// target `i` owed that it took (`None`: the target is now out of reach).
     #[inline(always)]
     fn one_moved(
         &self,
         list: &[LiveTarget],
         (mine, j): (bool, usize),
         (before, now): (&Men, &Men),
+        taken: impl Fn(u16) -> Option<u32>,
         kept: &impl Fn(u16, (u32, u32, u32)) -> Option<LiveTarget>,
         f: &mut impl FnMut(LiveTarget) -> bool,
     ) -> Option<bool> {
@@ -1487,7 +1532,7 @@ impl HelpTargets {
                 let a = row_is[s.sq as usize] as u32;
                 (a < INF as u32).then(|| (a, row_was[s.sq as usize] as u32))
             };
-            return Some(each_shifted(list, spots, mine, costs, kept, f));
+            return Some(each_shifted(list, spots, mine, costs, taken, kept, f));
         }
         // The walk now and before to the man's spot in a target, `None` when now out of
         // reach. In reach before, so its form is one the man may take.
@@ -1495,26 +1540,34 @@ impl HelpTargets {
             let a = cost(t, color, is, s);
             (a < INF as u32).then(|| (a, cost(t, color, was, s)))
         };
-        Some(each_shifted(list, spots, mine, costs, kept, f))
+        Some(each_shifted(list, spots, mine, costs, taken, kept, f))
     }
 }
 
 /// `HelpTargets::one_moved`'s pass over `list`, with `spots` the moved man's spots in the
-/// targets (of the stalemated side: `mine`) and `costs` its walks now and before to one
-/// (`None` when now out of reach): calls `f` with each target kept until it returns true;
-/// whether it did.
+/// targets (of the stalemated side: `mine`), `costs` its walks now and before to one
+/// (`None` when now out of reach) and `taken` the captures paid (`one_moved`): calls `f` with
+/// each target kept until it returns true; whether it did.
 #[inline(always)]
 fn each_shifted(
     list: &[LiveTarget],
     spots: &[Spot],
     mine: bool,
     costs: impl Fn(Spot) -> Option<(u32, u32)>,
+    taken: impl Fn(u16) -> Option<u32>,
     kept: &impl Fn(u16, (u32, u32, u32)) -> Option<LiveTarget>,
     f: &mut impl FnMut(LiveTarget) -> bool,
 ) -> bool {
     for live in list {
+        let Some(paid) = taken(live.i) else {
+            continue;
+        };
         let s = spots[live.i as usize];
-        let mut sums = (live.walks as u32, live.owed as u32, live.theirs as u32);
+        let mut sums = (
+            live.walks as u32,
+            live.owed as u32 - paid,
+            live.theirs as u32,
+        );
         // Free or captured (the man stands, so it owes the same capture): unchanged.
         if s.sq != u8::MAX {
             let Some((a, b)) = costs(s) else {
@@ -2641,6 +2694,70 @@ mod tests {
             },
         );
         assert!(lists > 20, "only {lists} lists");
+    }
+
+    /// Narrowing after a move from the targets kept before it (costing anew only the men the
+    /// move changed: one moved, one moved and one taken, or any others) keeps what costing
+    /// every target anew keeps among them; for every move and every reply to it.
+    #[test]
+    fn narrowing_after_a_move_keeps_what_costing_anew_keeps() {
+        fn compare(
+            targets: &HelpTargets,
+            pos: &Position,
+            (live, men): (&[LiveTarget], &(Men, Men)),
+            plies: u32,
+            replies: bool,
+            captures: &mut usize,
+        ) {
+            let left = |p: u32| (p / 2, p.div_ceil(2));
+            let mover = pos.side_to_move();
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            for mv in moves.iter() {
+                let next = (men.0.after(mv, mover), men.1.after(mv, mover));
+                let (mut narrowed, mut anew) = (Vec::new(), Vec::new());
+                targets.narrow(
+                    Some((live, men)),
+                    &next,
+                    true,
+                    left(plies - 1),
+                    &mut narrowed,
+                );
+                targets.narrow(None, &next, false, left(plies - 1), &mut anew);
+                anew.retain(|t| live.iter().any(|l| l.i == t.i));
+                assert_eq!(narrowed, anew, "{} {}", pos.to_fen(), mv.uci());
+                if mv.is_capture() && !narrowed.is_empty() {
+                    *captures += 1;
+                }
+                if replies && !narrowed.is_empty() {
+                    let after = pos.play(mv);
+                    compare(
+                        targets,
+                        &after,
+                        (&narrowed, &next),
+                        plies - 1,
+                        false,
+                        captures,
+                    );
+                }
+            }
+        }
+        let mut captures = 0;
+        let lists = over_help_listings(
+            0x3c6e_f372_fe94_f82b,
+            2,
+            |pos, _, left, (targets, ours, theirs)| {
+                let men = (ours, theirs);
+                let mut live = Vec::new();
+                targets.narrow(None, &men, false, left, &mut live);
+                let plies = left.0 + left.1;
+                compare(&targets, pos, (&live, &men), plies, true, &mut captures);
+            },
+        );
+        assert!(
+            lists > 20 && captures > 100,
+            "{lists} lists, {captures} captures"
+        );
     }
 
     /// A listing shared by threads gives the very targets of one thread's, in the same order
