@@ -1502,8 +1502,8 @@ impl HelpTargets {
     /// `each_in_reach` when one man has moved, man `j` of the stalemated side (`mine`) or
     /// of the other, and still stands: the common case, a move that captures nothing. Only
     /// its walks are costed again, without `each_in_reach`'s general case per target.
-    /// `None` for a promotion (its walks change form). `taken`: for a capture, the captures
-    /// target `i` owed that it took (`None`: the target is now out of reach).
+    /// `taken`: for a capture, the captures target `i` owed that it took (`None`: the target
+    /// is now out of reach).
     #[inline(always)]
     fn one_moved(
         &self,
@@ -1516,12 +1516,12 @@ impl HelpTargets {
     ) -> Option<bool> {
         let t = tables();
         let (was, is) = (before.spots[j], now.spots[j]);
-        if !before.alive(j) || !now.alive(j) || was.form != is.form {
+        if !before.alive(j) || !now.alive(j) {
             return None;
         }
         let color = now.color.index();
         let spots = self.spots_of(mine, j);
-        if is.form != Form::Pawn {
+        if is.form != Form::Pawn && is.form == was.form {
             // An officer or king: every spot in reach before is of its own form, and its walks
             // to them are two rows of the table, looked up once.
             let (row_is, row_was) = (
@@ -1534,8 +1534,9 @@ impl HelpTargets {
             };
             return Some(each_shifted(list, spots, mine, costs, taken, kept, f));
         }
-        // The walk now and before to the man's spot in a target, `None` when now out of
-        // reach. In reach before, so its form is one the man may take.
+        // A pawn, or one that has just promoted: the walk now and before to the man's spot in
+        // a target, `None` when now out of reach. In reach before, so its form is one the man
+        // may take (and the promoted man's now, if it is the form it took).
         let costs = |s: Spot| -> Option<(u32, u32)> {
             let a = cost(t, color, is, s);
             (a < INF as u32).then(|| (a, cost(t, color, was, s)))
@@ -2697,7 +2698,7 @@ mod tests {
     }
 
     /// Narrowing after a move from the targets kept before it (costing anew only the men the
-    /// move changed: one moved, one moved and one taken, or any others) keeps what costing
+    /// move changed: one moved or promoted, one moved and one taken, or any others) keeps what costing
     /// every target anew keeps among them; for every move and every reply to it.
     #[test]
     fn narrowing_after_a_move_keeps_what_costing_anew_keeps() {
@@ -2707,7 +2708,7 @@ mod tests {
             (live, men): (&[LiveTarget], &(Men, Men)),
             plies: u32,
             replies: bool,
-            captures: &mut usize,
+            captures: &mut (usize, usize),
         ) {
             let left = |p: u32| (p / 2, p.div_ceil(2));
             let mover = pos.side_to_move();
@@ -2727,7 +2728,10 @@ mod tests {
                 anew.retain(|t| live.iter().any(|l| l.i == t.i));
                 assert_eq!(narrowed, anew, "{} {}", pos.to_fen(), mv.uci());
                 if mv.is_capture() && !narrowed.is_empty() {
-                    *captures += 1;
+                    captures.0 += 1;
+                }
+                if mv.promotion().is_some() && !narrowed.is_empty() {
+                    captures.1 += 1;
                 }
                 if replies && !narrowed.is_empty() {
                     let after = pos.play(mv);
@@ -2742,7 +2746,8 @@ mod tests {
                 }
             }
         }
-        let mut captures = 0;
+        // Moves that captured, and that promoted, with some target kept.
+        let mut captures = (0, 0);
         let lists = over_help_listings(
             0x3c6e_f372_fe94_f82b,
             2,
@@ -2755,8 +2760,8 @@ mod tests {
             },
         );
         assert!(
-            lists > 20 && captures > 100,
-            "{lists} lists, {captures} captures"
+            lists > 20 && captures.0 > 100 && captures.1 > 10,
+            "{lists} lists, {captures:?} captures and promotions"
         );
     }
 
