@@ -1302,6 +1302,9 @@ impl HelpTargets {
             men: 0,
             captures: false,
         };
+        // Once every man may be the one to move (one bit each, on its square), any move may
+        // keep a target.
+        let everyone = (men.alive as u32 & ((1 << men.n) - 1)).count_ones();
         for live in list {
             let (walks, owed, their_walks) =
                 (live.walks as u32, live.owed as u32, live.theirs as u32);
@@ -1337,6 +1340,9 @@ impl HelpTargets {
                 if s.sq != u8::MAX && men.alive(j) && cost(t, men.color.index(), now, s) > 0 {
                     movers.men |= 1 << now.sq;
                 }
+            }
+            if movers.men.count_ones() == everyone {
+                return None;
             }
         }
         Some(movers)
