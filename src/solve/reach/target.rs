@@ -1373,8 +1373,12 @@ impl HelpTargets {
                 &target.theirs
             };
             for (j, (&now, &s)) in men.spots[..men.n].iter().zip(spots).enumerate() {
-                // Placed (neither free nor captured), and not there yet.
-                if s.sq != u8::MAX && men.alive(j) && cost(t, men.color.index(), now, s) > 0 {
+                // Not known to move yet, placed (neither free nor captured), and not there yet.
+                if movers.men >> now.sq & 1 == 0
+                    && s.sq != u8::MAX
+                    && men.alive(j)
+                    && cost(t, men.color.index(), now, s) > 0
+                {
                     movers.men |= 1 << now.sq;
                 }
             }
