@@ -1550,10 +1550,10 @@ impl HelpTargets {
     }
 
     /// `each_in_reach` when one man has moved, man `j` of the stalemated side (`mine`) or
-    /// of the other, and still stands: the common case, a move that captures nothing. Only
-    /// its walks are costed again, without `each_in_reach`'s general case per target.
-    /// `taken`: for a capture, the captures target `i` owed that it took (`None`: the target
-    /// is now out of reach).
+    /// of the other, and still stands: most moves, which capture nothing (a capture too,
+    /// with `taken`; a promotion too). Only its walks are costed again, without
+    /// `each_in_reach`'s general case per target. `taken`: for a capture, the captures target
+    /// `i` owed that it took (`None`: the target is now out of reach).
     #[inline(always)]
     fn one_moved(
         &self,
