@@ -2294,26 +2294,20 @@ fn castling_slack(pos: &Position, color: Color) -> u32 {
     }
 }
 
-/// The squares a man of `color` on `spot` attacks on an empty board (`attacks_empty` of each).
+/// The squares a man of `color` on `spot` attacks on an empty board (no moves generated).
 fn attacked_empty(t: &Tables, spot: Spot, color: Color) -> u64 {
     let sq = spot.sq as usize;
     match spot.form {
         Form::Pawn => pawn_attacks(color, sq),
         Form::King => t.ring[sq],
-        // A piece attacks from a square the squares that it attacks it from.
+        // A piece attacks from a square the squares it may be attacked from there.
         form => t.attackers[form as usize][color.index()][sq],
     }
 }
 
 /// Whether a man of `color` on `spot` attacks `f` on an empty board.
 fn attacks_empty(t: &Tables, spot: Spot, color: Color, f: usize) -> bool {
-    let sq = spot.sq as usize;
-    match spot.form {
-        Form::Pawn => pawn_attacks(color, sq) >> f & 1 == 1,
-        Form::King => t.ring[sq] >> f & 1 == 1,
-        // A piece: the squares it attacks `f` from, as a table (no moves generated).
-        form => t.attackers[form as usize][color.index()][f] >> sq & 1 == 1,
-    }
+    attacked_empty(t, spot, color) >> f & 1 == 1
 }
 
 /// Runs an enumeration of targets on `threads` threads (at most 8), one made by `make` each:
@@ -2425,19 +2419,19 @@ mod tests {
         }
     }
 
-    /// A man's squares attacked on an empty board, from its square's row of the tables, are
-    /// those that `attacks_empty` finds square by square (the pieces' moves go both ways).
+    /// A piece's squares attacked from its square, read in the row of that square of the
+    /// attackers' table, are the squares whose rows hold its square (its moves go both ways).
     #[test]
     fn squares_attacked_from_a_square_agree_with_attackers_of_each() {
         let t = tables();
         for color in [Color::White, Color::Black] {
-            for form in FORMS {
+            for form in OFFICERS {
                 for sq in 0..64u8 {
-                    let spot = Spot { form, sq };
-                    let one_by_one = (0..64).fold(0u64, |a, f| {
-                        a | u64::from(attacks_empty(t, spot, color, f)) << f
+                    let from_each = (0..64).fold(0u64, |a, f| {
+                        a | (t.attackers[form as usize][color.index()][f] >> sq & 1) << f
                     });
-                    assert_eq!(attacked_empty(t, spot, color), one_by_one, "{spot:?}");
+                    let spot = Spot { form, sq };
+                    assert_eq!(attacked_empty(t, spot, color), from_each, "{spot:?}");
                 }
             }
         }
