@@ -2748,6 +2748,21 @@ mod tests {
         lists
     }
 
+    /// `over_help_listings`, with the targets in reach in each position (narrowed from all, with
+    /// its men) and the plies left: `check(targets, pos, (live, men), plies)`.
+    fn over_live_targets(
+        seed: u64,
+        walks: usize,
+        mut check: impl FnMut(&HelpTargets, &Position, (&[LiveTarget], &(Men, Men)), u32),
+    ) -> usize {
+        over_help_listings(seed, walks, |pos, _, left, (targets, ours, theirs)| {
+            let men = (ours, theirs);
+            let mut live = Vec::new();
+            targets.narrow(None, &men, false, left, &mut live);
+            check(&targets, pos, (&live, &men), left.0 + left.1);
+        })
+    }
+
     /// The targets kept from the diagram for each number of moves left are those narrowing
     /// all of them with the diagram's men finds, with the same moves taken.
     #[test]
@@ -2820,17 +2835,9 @@ mod tests {
         }
         // Moves that captured, and that promoted, with some target kept.
         let mut captures = (0, 0);
-        let lists = over_help_listings(
-            0x3c6e_f372_fe94_f82b,
-            2,
-            |pos, _, left, (targets, ours, theirs)| {
-                let men = (ours, theirs);
-                let mut live = Vec::new();
-                targets.narrow(None, &men, false, left, &mut live);
-                let plies = left.0 + left.1;
-                compare(&targets, pos, (&live, &men), plies, true, &mut captures);
-            },
-        );
+        let lists = over_live_targets(0x3c6e_f372_fe94_f82b, 2, |targets, pos, live, plies| {
+            compare(targets, pos, live, plies, true, &mut captures);
+        });
         assert!(
             lists > 20 && captures.0 > 100 && captures.1 > 10,
             "{lists} lists, {captures:?} captures and promotions"
@@ -2917,21 +2924,12 @@ mod tests {
     #[test]
     fn quiet_destinations_are_the_moves_keeping_a_target() {
         let (mut compared, mut kept, mut left_out) = (0, 0, 0);
-        over_help_listings(
-            0x6c62_272e_07bb_0142,
-            3,
-            |pos, _, left, (targets, ours, theirs)| {
-                let men = (ours, theirs);
-                let mut live = Vec::new();
-                targets.narrow(None, &men, false, left, &mut live);
-                let plies = left.0 + left.1;
-                let (c, k, l) =
-                    assert_quiet_destinations(&targets, pos, (&live, &men), plies, true);
-                compared += c;
-                kept += k;
-                left_out += l;
-            },
-        );
+        over_live_targets(0x6c62_272e_07bb_0142, 3, |targets, pos, live, plies| {
+            let (c, k, l) = assert_quiet_destinations(targets, pos, live, plies, true);
+            compared += c;
+            kept += k;
+            left_out += l;
+        });
         assert!(
             compared > 1000 && kept > 100 && kept < compared && left_out > 100,
             "{compared} {kept} {left_out}"
