@@ -388,6 +388,8 @@ fn bench(
         }
     };
     let solver = Solver::new(tt_entries);
+    // Each problem is timed from its start: the helpers are started before the first.
+    solver.start_helpers(threads);
     let options = SolveOptions {
         threads,
         ..SolveOptions::default()

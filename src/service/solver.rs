@@ -41,8 +41,12 @@ impl SolverService {
     /// most `max_concurrent_solves` solves at once (at least one).
     pub fn new(tt_entries: usize, max_concurrent_solves: usize) -> SolverService {
         let max = max_concurrent_solves.max(1);
+        let solver = Solver::new(tt_entries);
+        // A request's threads default to one per core: their helpers are started now, not
+        // by the first request that shares its search out.
+        solver.start_helpers(0);
         SolverService {
-            solver: Arc::new(Solver::new(tt_entries)),
+            solver: Arc::new(solver),
             permits: Arc::new(Semaphore::new(max)),
             max_concurrent_solves: max,
             shared: Arc::default(),

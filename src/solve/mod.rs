@@ -140,6 +140,14 @@ impl Solver {
         }
     }
 
+    /// Starts the helper threads of a search on `threads` threads (0: one per core) now,
+    /// rather than at the first search that shares its work out: a service or a bench about
+    /// to solve on several threads calls this once, and its first problem does not wait for
+    /// them. The helpers are kept between searches; asleep when idle.
+    pub fn start_helpers(&self, threads: usize) {
+        crew::hire(parallel::worker_count(threads) - 1);
+    }
+
     pub fn table(&self) -> &TranspositionTable {
         &self.tt
     }
