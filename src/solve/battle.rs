@@ -4,13 +4,12 @@
 //! One proof engine serves all three families: they differ only in the tests at the ends of
 //! play (who must reach the aim, and whether a side that *can* reach it must).
 
-use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use crate::chess::{Move, MoveKey, MoveList, Position, MAX_MOVES};
 use crate::problem::{Aim, Family, SolveOptions};
 
-use super::parallel::Tally;
+use super::parallel::{Board, Tally};
 use super::tree::{NodeRole, SolutionNode};
 use super::{Apart, SearchControl, TranspositionTable};
 
@@ -65,10 +64,13 @@ pub(crate) struct Prover<'a> {
     memory: Box<Apart<Memory>>,
     /// This thread's node and table-hit counts.
     tally: Tally<'a>,
-    /// Searching only to fill the table for another thread (`parallel::Job::shadow`): then
-    /// `memory.halt` stops it.
-    shadowing: Cell<bool>,
+    /// Where a search on several threads offers its attacker's moves to idle threads.
+    board: Option<&'a Board>,
 }
+
+/// The attacker's moves at a node are offered to idle threads from this many moves left: below,
+/// a move's search is too short to be worth handing over.
+const SHARE_ATTACKS_FROM: u32 = 3;
 
 /// Killer moves by remaining length: the last attack that won and the last defence that
 /// refuted are tried first, so proofs and refutations come early. How often each defence (by
@@ -77,8 +79,6 @@ struct Memory {
     attack_killers: [AtomicU32; 64],
     defence_killers: [AtomicU32; 64],
     history: [AtomicU32; 64 * 64],
-    /// Set by another thread when the search this one shadows is over.
-    halt: AtomicBool,
 }
 
 impl<'a> Prover<'a> {
@@ -107,39 +107,30 @@ impl<'a> Prover<'a> {
                 attack_killers: [const { AtomicU32::new(0) }; 64],
                 defence_killers: [const { AtomicU32::new(0) }; 64],
                 history: [const { AtomicU32::new(0) }; 64 * 64],
-                halt: AtomicBool::new(false),
             })),
             tally: Tally::new(control, None),
-            shadowing: Cell::new(false),
+            board: None,
         }
     }
 
+    /// The prover of one of the threads of a search, sharing its attacker's moves on `board`.
+    pub(crate) fn on_board(mut self, board: &'a Board) -> Self {
+        self.board = Some(board);
+        self
+    }
+
+    pub(crate) fn board(&self) -> Option<&'a Board> {
+        self.board
+    }
+
     fn stopped(&self) -> bool {
-        self.control.is_stopped() || self.halted()
-    }
-
-    /// Shadowing, told to stop.
-    #[inline]
-    fn halted(&self) -> bool {
-        self.shadowing.get() && self.memory.halt.load(Relaxed)
-    }
-
-    /// Starts searching only to fill the table for another thread; the flag that stops it,
-    /// for that thread to set (it stays valid as long as this prover).
-    pub(crate) fn begin_shadow(&self) -> &AtomicBool {
-        self.memory.halt.store(false, Relaxed);
-        self.shadowing.set(true);
-        &self.memory.halt
-    }
-
-    pub(crate) fn end_shadow(&self) {
-        self.shadowing.set(false);
+        self.control.is_stopped()
     }
 
     /// Counts a node; true when the search must stop.
     #[inline]
     fn count_node(&self) -> bool {
-        self.tally.count(1) || self.halted()
+        self.tally.count(1)
     }
 
     #[inline]
@@ -198,6 +189,7 @@ impl<'a> Prover<'a> {
         }
         // The last winner at this length first, before any list is made.
         let killer = self.killer(&self.memory.attack_killers, n);
+        let mut tried = false;
         if let Some(after) = pos.play_key(killer) {
             if self.defend(&after, n) {
                 return true;
@@ -205,6 +197,7 @@ impl<'a> Prover<'a> {
             if self.stopped() {
                 return false;
             }
+            tried = true;
         }
         if n >= 2 {
             // Interior nodes are few and their subtrees large: order them (checks, captures and
@@ -228,7 +221,19 @@ impl<'a> Prover<'a> {
                 order.push(score, i);
             }
             order.sort();
-            for i in order.iter() {
+            for (j, i) in order.iter().enumerate() {
+                // Once a move has failed (the likeliest to win), the others are probably all
+                // to be searched: a thread waiting for work gets a share of them.
+                if n >= SHARE_ATTACKS_FROM && (tried || j > 0) {
+                    if let Some(board) = self.board.filter(|b| b.wanted()) {
+                        let rest = order.iter().skip(j).map(|i| moves[i]).collect();
+                        let winner = super::parallel::share_attacks(self, board, pos, n, rest);
+                        if let Some(k) = winner {
+                            self.set_killer(&self.memory.attack_killers, n, k);
+                        }
+                        return winner.is_some() && !self.stopped();
+                    }
+                }
                 let m = &moves[i];
                 if self.defend(&pos.play(m), n) {
                     self.set_killer(&self.memory.attack_killers, n, m.key());
@@ -687,8 +692,16 @@ pub(crate) fn solve(
     let battle = Battle::of(stip.family).expect("battle family");
     let workers = super::parallel::worker_count(options.threads);
     // One prover per thread; the first also builds the tree.
+    let board = Board::default();
     let mut provers: Vec<Prover> = (0..workers)
-        .map(|_| Prover::new(tt, control, battle, stip.aim))
+        .map(|_| {
+            let prover = Prover::new(tt, control, battle, stip.aim);
+            if workers > 1 {
+                prover.on_board(&board)
+            } else {
+                prover
+            }
+        })
         .collect();
     let pos = &problem.position;
     let n = stip.moves;
@@ -759,6 +772,13 @@ pub(crate) fn solve(
                 }
             }
         }
+    }
+
+    if workers > 1 {
+        tracing::debug!(
+            moves = board.helped(),
+            "attacker's moves searched for another thread"
+        );
     }
 
     // The refutations of the tries (at most one more than asked for, in generation order), each
@@ -852,42 +872,4 @@ pub(crate) fn solve(
         .collect();
     tree.stats.threads = workers as u32;
     tree
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::solve::Problem;
-
-    /// A prover shadowing another thread (`parallel::Job::shadow`) stops when told, and a
-    /// search so cut short stores nothing in the table (only proved facts may be stored); told
-    /// to stop when not shadowing, a prover goes on: the flag is the shadow's alone.
-    #[test]
-    fn a_halted_shadow_stores_nothing_and_the_halt_binds_only_shadows() {
-        let problem =
-            Problem::parse("2n5/4Qr2/3B4/8/P5p1/1pN2R1p/6PK/2k5 w - - 0 1", "#4").unwrap();
-        let control = SearchControl::default();
-
-        let tt = TranspositionTable::new(1 << 16);
-        let prover = Prover::new(&tt, &control, Battle::Direct, Aim::Mate);
-        prover.begin_shadow().store(true, Relaxed);
-        prover.attack(&problem.position, 4);
-        prover.end_shadow();
-        assert_eq!(tt.len(), 0);
-
-        let tt = TranspositionTable::new(1 << 16);
-        let prover = Prover::new(&tt, &control, Battle::Direct, Aim::Mate);
-        prover.begin_shadow().store(true, Relaxed);
-        prover.end_shadow();
-        assert!(prover.attack(&problem.position, 4), "#4 has a key");
-        assert!(!tt.is_empty());
-
-        // Shadowing and not halted, it proves and stores as any search.
-        let tt = TranspositionTable::new(1 << 16);
-        let prover = Prover::new(&tt, &control, Battle::Direct, Aim::Mate);
-        prover.begin_shadow();
-        assert!(prover.attack(&problem.position, 4));
-        prover.end_shadow();
-        assert!(!tt.is_empty());
-    }
 }

@@ -2,8 +2,8 @@
 //!
 //! Battle play: the first moves are shared out among workers, each with its own prover (killers,
 //! history, node counts) over the one transposition table; a worker that finds no first move left
-//! helps with the defences of a first move still being proved, and with none left, searches the
-//! attacker's moves after a defence another is proving from their other end (`Job::shadow`).
+//! helps with the defences of a first move still being proved, and with none left, with the
+//! attacker's moves another thread offers wherever they must all be searched (`Board`).
 //!
 //! Help and series play (`share_out`): the first moves are shared out the same way; each first
 //! move's own moves (the second ply) are then shared by whoever is free, so that one first move
@@ -15,13 +15,13 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{
-    AtomicBool, AtomicPtr, AtomicU64, AtomicU8, AtomicUsize,
-    Ordering::{AcqRel, Acquire, Relaxed, Release},
+    AtomicBool, AtomicU64, AtomicU8, AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release},
 };
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use crate::chess::{Move, MoveList, Position};
+use crate::chess::{Move, MoveKey, MoveList, Position};
 
 use super::battle::{Battle, Prover};
 use super::beside::on_each;
@@ -98,12 +98,6 @@ struct Job {
     /// Defences proved not to refute.
     held: AtomicUsize,
     refuted: AtomicBool,
-    /// The defence last taken, while it is being proved (its index + 1; 0: none), and the
-    /// last one a thread with nothing else to do has searched from the other end (`shadow`).
-    proving: AtomicUsize,
-    shadowed: AtomicUsize,
-    /// The shadowing thread's stop flag (`Prover::begin_shadow`), if one shadows.
-    shadow_halt: AtomicPtr<AtomicBool>,
 }
 
 impl Job {
@@ -115,9 +109,6 @@ impl Job {
             next: AtomicUsize::new(0),
             held: AtomicUsize::new(0),
             refuted: AtomicBool::new(false),
-            proving: AtomicUsize::new(0),
-            shadowed: AtomicUsize::new(0),
-            shadow_halt: AtomicPtr::new(std::ptr::null_mut()),
         }
     }
 
@@ -131,64 +122,13 @@ impl Job {
             let Some(d) = defences.get(k) else {
                 return;
             };
-            self.proving.store(k + 1, Relaxed);
             let refutes = prover.refutes(&self.after, d, n);
-            if self
-                .proving
-                .compare_exchange(k + 1, 0, AcqRel, Relaxed)
-                .is_ok()
-            {
-                // The shadow of this defence, if any, is of no more use.
-                let halt = self.shadow_halt.load(Acquire);
-                if !halt.is_null() {
-                    // SAFETY: the flag is in a prover, which outlives every job of the pass.
-                    unsafe { (*halt).store(true, Relaxed) };
-                }
-            }
             if refutes {
                 self.refuted.store(true, Relaxed);
             } else {
                 self.held.fetch_add(1, Relaxed);
             }
         }
-    }
-
-    /// The defence being proved that no idle thread has searched from the other end yet.
-    fn unshadowed(&self) -> Option<usize> {
-        let k = self.proving.load(Relaxed);
-        (k != 0 && self.shadowed.load(Relaxed) != k && !self.refuted.load(Relaxed)).then(|| k - 1)
-    }
-
-    /// By a thread with nothing else to do: the attacker's moves after defence `k`, which
-    /// another thread is proving, searched last first while it does. Whatever this proves is
-    /// stored in the table, where the other finds it when it comes to those moves: a defence
-    /// that refutes must have every one of them refuted (bench-#5-77-5 #5: 3.3 of its 4.8 ms
-    /// are one defence of one first move).
-    fn shadow(&self, prover: &Prover, k: usize, n: u32) {
-        self.shadowed.store(k + 1, Relaxed);
-        let Some(d) = self.defences.get().and_then(|d| d.get(k)) else {
-            return;
-        };
-        if n <= 1 {
-            return;
-        }
-        let after = self.after.play(d);
-        let mut moves = MoveList::new();
-        after.legal_moves(&mut moves);
-        // Stopped as soon as the defence is proved: a search cut short stores nothing. (A
-        // prover stopping late, its flag set after this shadow ended, stops the next shadow
-        // early at worst: the flag binds only shadows, `Prover::begin_shadow`.)
-        let halt = prover.begin_shadow();
-        self.shadow_halt
-            .store(halt as *const AtomicBool as *mut AtomicBool, Release);
-        for m in moves.iter().rev() {
-            if self.proving.load(Acquire) != k + 1 || prover.control.is_stopped() {
-                break;
-            }
-            prover.defend(&after.play(m), n - 1);
-        }
-        self.shadow_halt.store(std::ptr::null_mut(), Release);
-        prover.end_shadow();
     }
 
     /// Worth helping with: defences nobody has taken, and one at least proved not to refute (so
@@ -216,6 +156,162 @@ impl Job {
             }
         }
     }
+}
+
+/// The attacker's moves at interior nodes that the threads of a battle search have offered to
+/// each other (`share_attacks`), and how many threads are waiting for work. A first move can
+/// hold most of a length's work in one line (bench-#5-77-5 #5: 3.7 of its 5.5 ms on two threads
+/// went to one first move, refuted by one defence), so idle threads are given work deep in
+/// the line another is proving, wherever its attacker's moves must all be searched.
+#[derive(Default)]
+pub(crate) struct Board {
+    open: Mutex<Vec<Arc<Attacks>>>,
+    /// Threads looking for work: a thread offers its moves only while one is.
+    idle: AtomicUsize,
+    /// Moves searched by a thread for another.
+    helped: AtomicU64,
+}
+
+impl Board {
+    /// Does a thread wait for work?
+    #[inline]
+    pub(crate) fn wanted(&self) -> bool {
+        self.idle.load(Relaxed) > 0
+    }
+
+    /// How many offered moves threads have searched for another.
+    pub(crate) fn helped(&self) -> u64 {
+        self.helped.load(Relaxed)
+    }
+
+    /// Takes moves from the offer with most moves left, if any is open: whether there was one.
+    /// By a waiting thread (`wait`).
+    fn help(&self, prover: &Prover) -> bool {
+        let Some(attacks) = self.offered() else {
+            return false;
+        };
+        let taken = self.busy(|| attacks.take(prover));
+        self.helped.fetch_add(taken, Relaxed);
+        true
+    }
+
+    /// `work` done by a waiting thread: meanwhile it is not waiting.
+    fn busy<T>(&self, work: impl FnOnce() -> T) -> T {
+        self.idle.fetch_sub(1, Relaxed);
+        let done = work();
+        self.idle.fetch_add(1, Relaxed);
+        done
+    }
+
+    /// The offered moves with the most moves left after them (the biggest searches), if any
+    /// is still to be taken.
+    fn offered(&self) -> Option<Arc<Attacks>> {
+        let open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.iter()
+            .filter(|a| a.open())
+            .max_by_key(|a| a.n)
+            .cloned()
+    }
+
+    fn withdraw(&self, attacks: &Arc<Attacks>) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.retain(|a| !Arc::ptr_eq(a, attacks));
+    }
+
+    /// Waits until `done` (or the search stops), meanwhile doing the work `find` gives (it
+    /// returns false when it has none; its work is `busy`), else taking what is offered.
+    fn wait(&self, prover: &Prover, done: impl Fn() -> bool, mut find: impl FnMut() -> bool) {
+        self.idle.fetch_add(1, Relaxed);
+        let mut spins = 0u32;
+        while !done() && !prover.control.is_stopped() {
+            if find() || self.help(prover) {
+                spins = 0;
+                continue;
+            }
+            spins += 1;
+            if spins < 1 << 12 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        self.idle.fetch_sub(1, Relaxed);
+    }
+}
+
+/// The attacker's `moves` after which he is to win with `n` moves left (the first already
+/// tried have failed), searched by every thread that takes some.
+struct Attacks {
+    after: Position,
+    moves: Vec<Move>,
+    n: u32,
+    /// The next move to take.
+    next: AtomicUsize,
+    /// Moves taken and done with (searched, or skipped once one won).
+    done: AtomicUsize,
+    /// A winning move's index + 1; 0: none yet.
+    won: AtomicUsize,
+}
+
+impl Attacks {
+    /// Takes moves one at a time until none is left: how many it took.
+    fn take(&self, prover: &Prover) -> u64 {
+        let mut taken = 0;
+        loop {
+            let i = self.next.fetch_add(1, Relaxed);
+            let Some(m) = self.moves.get(i) else {
+                return taken;
+            };
+            taken += 1;
+            if self.won.load(Relaxed) == 0
+                && !prover.control.is_stopped()
+                && prover.defend(&self.after.play(m), self.n)
+            {
+                self.won.store(i + 1, Relaxed);
+            }
+            self.done.fetch_add(1, Release);
+        }
+    }
+
+    /// Moves left to take, and none has won.
+    fn open(&self) -> bool {
+        self.won.load(Relaxed) == 0 && self.next.load(Relaxed) < self.moves.len()
+    }
+
+    fn finished(&self) -> bool {
+        self.won.load(Relaxed) != 0 || self.done.load(Acquire) >= self.moves.len()
+    }
+}
+
+/// By the prover of a thread that found idle threads (`Board::wanted`) at an interior node:
+/// the attacker's `moves` still to try there, after which he is to win with `n` moves left,
+/// searched by this thread and whichever join it. The winning move found, if any. While the
+/// others finish the moves they took, this thread does what else is offered: in their lines.
+pub(crate) fn share_attacks(
+    prover: &Prover,
+    board: &Board,
+    pos: &Position,
+    n: u32,
+    moves: Vec<Move>,
+) -> Option<MoveKey> {
+    let attacks = Arc::new(Attacks {
+        after: pos.clone(),
+        moves,
+        n,
+        next: AtomicUsize::new(0),
+        done: AtomicUsize::new(0),
+        won: AtomicUsize::new(0),
+    });
+    board
+        .open
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(Arc::clone(&attacks));
+    let _ = attacks.take(prover);
+    board.withdraw(&attacks);
+    board.wait(prover, || attacks.finished(), || false);
+    let won = attacks.won.load(Relaxed);
+    won.checked_sub(1).map(|i| attacks.moves[i].key())
 }
 
 /// The first move's own work: decided at once when its defences cannot be shared (no defence,
@@ -252,6 +348,8 @@ pub(crate) fn prove_first_moves(
         .map(|(m, &t)| t.then(|| Job::new(pos.play(m))))
         .collect();
     let next = AtomicUsize::new(0);
+    // Threads not yet waiting for work: those that may still open defences or offer moves.
+    let working = AtomicUsize::new(provers.len());
     let worker = |prover: &mut Prover| {
         let control = prover.control;
         // Own first moves while there are any.
@@ -267,21 +365,26 @@ pub(crate) fn prove_first_moves(
             }
             control.first_move_done();
         }
-        // Then help with the defences of first moves still open, the earliest first; then
-        // search from their other end the defences being proved.
-        while !control.is_stopped() {
-            if let Some(job) = jobs.iter().flatten().find(|j| j.open()) {
-                job.work(prover, n);
-                continue;
-            }
-            match jobs
-                .iter()
-                .flatten()
-                .find_map(|j| j.unshadowed().map(|k| (j, k)))
-            {
-                Some((job, k)) => job.shadow(prover, k, n),
-                None => break,
-            }
+        // Then help with the defences of first moves still open, the earliest first, and
+        // with the attacker's moves other threads offer, until no other thread works.
+        working.fetch_sub(1, Relaxed);
+        if let Some(board) = prover.board() {
+            board.wait(
+                prover,
+                || working.load(Relaxed) == 0,
+                || {
+                    working.fetch_add(1, Relaxed);
+                    let found = match jobs.iter().flatten().find(|j| j.open()) {
+                        Some(job) => {
+                            board.busy(|| job.work(prover, n));
+                            true
+                        }
+                        None => board.help(prover),
+                    };
+                    working.fetch_sub(1, Relaxed);
+                    found
+                },
+            );
         }
         prover.flush();
     };
@@ -846,6 +949,7 @@ mod tests {
     use std::sync::atomic::Ordering::Relaxed;
     use std::time::{Duration, Instant};
 
+    use super::{AtomicBool, Battle, Board, MoveList, Prover, TranspositionTable};
     use crate::problem::SolveOptions;
     use crate::solve::{Problem, SearchControl, SolutionTree, Solver, StopReason, Verdict};
 
@@ -885,6 +989,55 @@ mod tests {
         ),
         ("k7/5p2/K1p5/B3PBpP/8/4R3/Qn3N2/6R1 w - - 0 1", "s#3"),
     ];
+
+    /// With a thread waiting on the board, a prover offers it the attacker's moves wherever
+    /// one has failed; every first move's answer is the same as a prover's alone, and the
+    /// waiting thread did search some.
+    #[test]
+    fn offered_attacks_give_the_answers_of_one_thread() {
+        use crate::problem::Aim;
+        let mut helped = 0;
+        for &(fen, stip) in PROBLEMS {
+            let problem = Problem::parse(fen, stip).unwrap();
+            let (pos, n) = (&problem.position, problem.stipulation.moves);
+            let battle = Battle::of(problem.stipulation.family).unwrap();
+            let control = SearchControl::default();
+            let mut moves = MoveList::new();
+            pos.legal_moves(&mut moves);
+            let alone_tt = TranspositionTable::new(1 << 18);
+            let alone = Prover::new(&alone_tt, &control, battle, Aim::Mate);
+            let expected: Vec<bool> = moves
+                .iter()
+                .map(|m| alone.defend(&pos.play(m), n))
+                .collect();
+
+            let tt = TranspositionTable::new(1 << 18);
+            let board = Board::default();
+            let over = AtomicBool::new(false);
+            let found: Vec<bool> = std::thread::scope(|s| {
+                s.spawn(|| {
+                    let waiter = Prover::new(&tt, &control, battle, Aim::Mate).on_board(&board);
+                    board.wait(&waiter, || over.load(Relaxed), || false);
+                });
+                while !board.wanted() {
+                    std::thread::yield_now();
+                }
+                let prover = Prover::new(&tt, &control, battle, Aim::Mate).on_board(&board);
+                let found = moves
+                    .iter()
+                    .map(|m| prover.defend(&pos.play(m), n))
+                    .collect();
+                over.store(true, Relaxed);
+                found
+            });
+            assert_eq!(found, expected, "{fen} {stip}");
+            assert!(board.open.lock().unwrap().is_empty(), "{fen} {stip}");
+            helped += board.helped();
+        }
+        // (Not asked of each problem: the tests run side by side, and the waiting thread may
+        // not get a core while a small one's offers last.)
+        assert!(helped > 0, "nothing offered was taken");
+    }
 
     #[test]
     fn every_thread_count_gives_the_same_tree() {
