@@ -121,8 +121,9 @@ pub(crate) fn run(helpers: usize, part: &(dyn Fn(usize) + Sync)) -> bool {
 /// Starts `helpers` helpers now, if the crew is free and has fewer, rather than at the first
 /// share. Each runs a share's part once, so that what a thread sets up at its first work (the
 /// allocator's arena, its stack's first pages) is set up as well. On two threads the bench's
-/// first problem (`../shared/bench/random.jsonl`'s #5-77-2, about 5 ms) took 5.5-8.4 ms with
-/// its helper started at its first share, 4.9-5.6 ms started before (twelve runs each).
+/// first problem (`../shared/bench/random.jsonl`'s #5-77-2, about 5 ms) took 5.0-8.4 ms
+/// (median 5.5) with its helper started at its first share, 4.9-5.6 ms (median 5.3) started
+/// before (twelve runs each; run again, it took 4.7-5.5 ms either way).
 pub(crate) fn hire(helpers: usize) {
     if helpers == 0 {
         return;
