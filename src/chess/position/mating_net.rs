@@ -598,7 +598,6 @@ fn shadow(lines: Lines, target: Square, men: BitBoard) -> BitBoard {
     out
 }
 
-/// The mating side's men, and its line pieces by the lines they move along.
 /// The squares from which a line piece checks the king on `king` over `blockers`, per line,
 /// and the mating side's men (`ours`) standing on a line from him (for whom their own
 /// square blocks nothing: their checking squares are asked exactly).
@@ -619,6 +618,7 @@ impl CheckLines {
     }
 }
 
+/// The mating side's men, and its line pieces by the lines they move along.
 #[derive(Clone, Copy)]
 struct Lines {
     ours: BitBoard,
